@@ -1,0 +1,79 @@
+#pragma once
+// Argument: a value in a node's args or kwargs, as torch.fx allows them.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <c10/core/Layout.h>
+#include <c10/core/MemoryFormat.h>
+#include <c10/core/ScalarType.h>
+
+namespace tdfx {
+
+class Node;
+struct Argument;
+
+/// A Python list of arguments.
+struct ArgumentList {
+  std::vector<Argument> items;
+};
+/// A Python tuple of arguments.
+struct ArgumentTuple {
+  std::vector<Argument> items;
+};
+
+/// One FX argument: None, bool, int, float, str, a node reference, a list or tuple of arguments,
+/// or a torch dtype / device / layout / memory format. Node references are non-owning: the Graph
+/// owns the nodes.
+struct Argument {
+  using Value = std::variant<std::monostate, bool, int64_t, double, std::string, Node*, ArgumentList, ArgumentTuple,
+                             c10::ScalarType, c10::Device, c10::Layout, c10::MemoryFormat>;
+  Value value;
+
+  Argument() = default;
+  Argument(std::nullptr_t) {}  // NOLINT: None
+  Argument(bool b) : value(b) {}  // NOLINT
+  Argument(int v) : value(static_cast<int64_t>(v)) {}  // NOLINT
+  Argument(int64_t v) : value(v) {}  // NOLINT
+  Argument(double v) : value(v) {}  // NOLINT
+  Argument(std::string s) : value(std::move(s)) {}  // NOLINT
+  Argument(const char* s) : value(std::string(s)) {}  // NOLINT
+  Argument(Node* n) : value(n) {}  // NOLINT
+  Argument(ArgumentList l) : value(std::move(l)) {}  // NOLINT
+  Argument(ArgumentTuple t) : value(std::move(t)) {}  // NOLINT
+  Argument(c10::ScalarType t) : value(t) {}  // NOLINT
+  Argument(c10::Device d) : value(d) {}  // NOLINT
+  Argument(c10::Layout l) : value(l) {}  // NOLINT
+  Argument(c10::MemoryFormat m) : value(m) {}  // NOLINT
+
+  bool isNone() const { return std::holds_alternative<std::monostate>(value); }
+  bool isNode() const { return std::holds_alternative<Node*>(value); }
+  Node* node() const { return std::get<Node*>(value); }
+  /// The items of a list or tuple; null for other kinds.
+  const std::vector<Argument>* items() const;
+  /// Whether this argument (or anything nested in it) refers to a node.
+  bool refersToNodes() const;
+};
+
+/// Keyword arguments in insertion order, like a Python dict.
+using Kwargs = std::vector<std::pair<std::string, Argument>>;
+
+/// Calls fn(node) for every node referenced in `arg`, depth first, left to right.
+template <typename Fn>
+void forEachNode(const Argument& arg, Fn&& fn) {
+  if (arg.isNode()) {
+    fn(arg.node());
+  } else if (const auto* items = arg.items()) {
+    for (const Argument& a : *items) forEachNode(a, fn);
+  }
+}
+
+/// Python str() of an argument as FX prints it in a graph (`%node` for nodes, strings unquoted).
+std::string formatGraphArgument(const Argument& arg);
+/// Python repr() of an argument as FX writes it in generated code (node names, quoted strings).
+std::string formatCodeArgument(const Argument& arg);
+
+}  // namespace tdfx

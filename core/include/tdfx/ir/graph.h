@@ -1,0 +1,52 @@
+#pragma once
+// Graph: an ordered list of nodes with FX naming rules, after torch.fx.Graph.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tdfx/ir/node.h"
+
+namespace tdfx {
+
+/// Allocates unique Python-identifier names exactly like torch.fx's _Namespace.create_name.
+class NameSpace {
+ public:
+  /// Sanitises `candidate` (runs of characters outside [0-9A-Za-z_] become `_`, a leading digit
+  /// gets `_`), then appends `_1`, `_2`, ... while the name is taken, a keyword or a builtin.
+  std::string create(const std::string& candidate);
+  bool contains(const std::string& name) const { return used_.count(name) > 0; }
+
+ private:
+  std::map<std::string, int> used_;
+};
+
+/// FX's default name for a target: the last part of a function name, a module path as written,
+/// CamelCase turned into snake_case, dunder methods without underscores.
+std::string nameForTarget(OpKind op, const std::string& target);
+
+/// An ordered list of nodes. Owns its nodes; node pointers stay valid for the graph's lifetime.
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  /// Appends a node. `nameCandidate` empty: derived from the target as FX does. The final name is
+  /// made unique in this graph. Every node referenced by args/kwargs must belong to this graph.
+  Node* createNode(OpKind op, std::string target, std::vector<Argument> args = {}, Kwargs kwargs = {},
+                   const std::string& nameCandidate = "");
+
+  const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  size_t size() const { return nodes_.size(); }
+  /// The output node, or null before it is created.
+  Node* outputNode() const;
+  /// The node with `name`, or null.
+  Node* findNode(const std::string& name) const;
+
+ private:
+  NameSpace names_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+};
+
+}  // namespace tdfx

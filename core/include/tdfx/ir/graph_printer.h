@@ -1,0 +1,19 @@
+#pragma once
+#include <string>
+
+#include "tdfx/ir/graph.h"
+
+namespace tdfx {
+
+/// The graph as torch.fx 1.13 prints it (`print(graph_module.graph)`), byte for byte:
+/// "graph():\n    %name : [#users=N] = op[target=T](args = (...), kwargs = {...})\n    return ...".
+std::string printGraph(const Graph& graph);
+
+/// FX's printed form of a node's target: module paths and method names as they are, Python
+/// operators as `operator.mul`, builtins as `builtins.getattr`, torch functions by qualified name.
+std::string printedTarget(const Node& node);
+
+/// One line of printGraph for `node` (without indentation).
+std::string formatNode(const Node& node);
+
+}  // namespace tdfx

@@ -1,0 +1,83 @@
+#pragma once
+// Node: one operation of a Graph, after torch.fx.Node.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/core/ScalarType.h>
+
+#include "tdfx/ir/argument.h"
+#include "tdfx/tensordict/nested_key.h"
+
+namespace tdfx {
+
+class Graph;
+struct Kernel;
+
+/// The FX opcodes.
+enum class OpKind { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
+
+/// FX's name of the opcode: "placeholder", "call_function", ...
+const char* opKindName(OpKind op);
+
+/// Shape and dtype of one output value, filled in by a run of the graph.
+struct TensorMeta {
+  std::vector<int64_t> shape;
+  c10::ScalarType dtype = c10::ScalarType::Undefined;
+};
+
+/// What tdfx knows about where a node came from and what it produced.
+struct NodeMeta {
+  std::string modulePath;  ///< qualified path of the module whose code produced the node ("" = root)
+  std::string moduleType;  ///< e.g. "torch.nn.modules.linear.Linear"
+  std::string sourceFile;  ///< from the TorchScript debug info, empty when the archive has none
+  int sourceLine = 0;
+  std::string sourceText;  ///< the user's Python text that generated the node
+  std::string schema;      ///< the exact TorchScript operator schema the node executes
+  std::optional<NestedKey> tensordictKey;  ///< key read (getitem nodes)
+  std::vector<TensorMeta> outputs;         ///< filled by a run
+};
+
+/// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are
+/// created only through Graph::createNode, which keeps `users` consistent with args and kwargs.
+class Node {
+ public:
+  const std::string& name() const { return name_; }
+  OpKind op() const { return op_; }
+  /// Module path (call_module, get_attr), method name (call_method), qualified Python function
+  /// name (call_function: "torch.relu", "operator.mul"), or placeholder name.
+  const std::string& target() const { return target_; }
+  const std::vector<Argument>& args() const { return args_; }
+  const Kwargs& kwargs() const { return kwargs_; }
+  /// Nodes that use this node, in the order they were created.
+  const std::vector<Node*>& users() const { return users_; }
+  /// Position in the graph's node list.
+  size_t index() const { return index_; }
+
+  NodeMeta& meta() { return meta_; }
+  const NodeMeta& meta() const { return meta_; }
+
+  /// How the runtime executes a call_function / call_method node; null for the others and for
+  /// nodes the runtime interprets itself (tensordict reads, tuple indexing).
+  const std::shared_ptr<const Kernel>& kernel() const { return kernel_; }
+  void setKernel(std::shared_ptr<const Kernel> kernel) { kernel_ = std::move(kernel); }
+
+ private:
+  friend class Graph;
+  Node(std::string name, OpKind op, std::string target, std::vector<Argument> args, Kwargs kwargs, size_t index)
+      : name_(std::move(name)), op_(op), target_(std::move(target)), args_(std::move(args)),
+        kwargs_(std::move(kwargs)), index_(index) {}
+
+  std::string name_;
+  OpKind op_;
+  std::string target_;
+  std::vector<Argument> args_;
+  Kwargs kwargs_;
+  std::vector<Node*> users_;
+  size_t index_;
+  NodeMeta meta_;
+  std::shared_ptr<const Kernel> kernel_;
+};
+
+}  // namespace tdfx

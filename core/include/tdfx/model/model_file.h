@@ -1,0 +1,46 @@
+#pragma once
+// Loading a model file: a TorchScript archive, optionally carrying tdfx's tensordict.json.
+// The format is specified in docs/model-format.md.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <c10/core/ScalarType.h>
+#include <torch/csrc/jit/api/module.h>
+
+#include "tdfx/nn/td_module.h"
+
+namespace tdfx {
+
+/// One example input from the file: the key, its shape and dtype.
+struct InputSpec {
+  NestedKey key;
+  std::vector<int64_t> shape;
+  c10::ScalarType dtype = c10::ScalarType::Float;
+};
+
+/// A loaded model: the TorchScript root and the TensorDict module built from its description.
+struct ModelFile {
+  std::string path;
+  torch::jit::Module root;
+  std::shared_ptr<const TensorDictModuleBase> module;
+  /// True when the archive carried tensordict.json; false for a plain TorchScript archive.
+  bool hasTensorDictMetadata = false;
+  std::vector<int64_t> batchSize;
+  std::vector<InputSpec> exampleInputs;
+};
+
+/// Loads `path` on the CPU. Throws tdfx::ModelFileError naming the file and what is wrong.
+ModelFile loadModelFile(const std::string& path);
+
+/// Builds a model from an already loaded TorchScript root and the text of tensordict.json
+/// (empty: treat the root as one module, keys from its forward signature).
+ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson,
+                            const std::string& path = "<memory>");
+
+/// Random inputs for the example specs: floats from a normal distribution, integers in [0, 10),
+/// bools from a coin flip, all from a generator seeded with `seed`.
+TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed = 0);
+
+}  // namespace tdfx

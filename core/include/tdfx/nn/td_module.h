@@ -1,0 +1,82 @@
+#pragma once
+// TensorDictModule and TensorDictSequential: modules that read and write named TensorDict keys,
+// after tensordict.nn. These are the eager (reference) implementations that traced graphs must match.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "tdfx/tensordict/tensordict.h"
+
+namespace tdfx {
+
+/// Common interface of TensorDictModule and TensorDictSequential.
+class TensorDictModuleBase {
+ public:
+  virtual ~TensorDictModuleBase() = default;
+  /// Keys read from the input TensorDict, in order (for sequentials: read before written).
+  virtual std::vector<NestedKey> inKeys() const = 0;
+  /// Keys written (for sequentials: the selected keys, or everything written with duplicates
+  /// removed keeping the LAST occurrence, as tensordict does).
+  virtual std::vector<NestedKey> outKeys() const = 0;
+  /// Reads inputs from `td`, writes outputs to `*tdOut`, or to `td` when tdOut is null.
+  /// Runs without autograd. Throws tdfx::KeyError for missing keys, tdfx::RuntimeError otherwise.
+  virtual void forward(TensorDict& td, TensorDict* tdOut = nullptr) const = 0;
+};
+
+/// Wraps one TorchScript module with in_keys and out_keys.
+class TensorDictModule : public TensorDictModuleBase {
+ public:
+  /// `module` is a handle sharing the TorchScript object; `path` is its attribute path inside the
+  /// archive's root module ("" for the root), used for error messages and graph metadata.
+  /// Throws tdfx::Error when the forward's arity cannot take `inKeys`, or out_keys is empty.
+  TensorDictModule(torch::jit::Module module, std::vector<NestedKey> inKeys,
+                   std::vector<NestedKey> outKeys, std::string path = "");
+
+  std::vector<NestedKey> inKeys() const override { return inKeys_; }
+  std::vector<NestedKey> outKeys() const override { return outKeys_; }
+  void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
+
+  const torch::jit::Module& module() const { return module_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  torch::jit::Module module_;
+  std::vector<NestedKey> inKeys_;
+  std::vector<NestedKey> outKeys_;
+  std::string path_;
+};
+
+/// Runs modules in order on one TensorDict; later modules see earlier modules' outputs.
+class TensorDictSequential : public TensorDictModuleBase {
+ public:
+  /// `selectedOutKeys`, when given, limits what is written to the destination; every selected key
+  /// must be written by some module.
+  explicit TensorDictSequential(std::vector<std::shared_ptr<const TensorDictModuleBase>> modules,
+                                std::optional<std::vector<NestedKey>> selectedOutKeys = std::nullopt);
+
+  std::vector<NestedKey> inKeys() const override;
+  std::vector<NestedKey> outKeys() const override;
+  /// Every key written by the modules, de-duplicated keeping the last occurrence.
+  std::vector<NestedKey> writtenKeys() const;
+  void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
+
+  const std::vector<std::shared_ptr<const TensorDictModuleBase>>& modules() const { return modules_; }
+  const std::optional<std::vector<NestedKey>>& selectedOutKeys() const { return selected_; }
+
+ private:
+  std::vector<std::shared_ptr<const TensorDictModuleBase>> modules_;
+  std::optional<std::vector<NestedKey>> selected_;
+};
+
+/// True for the out key "_", whose value is computed but never written.
+bool isDiscardKey(const NestedKey& key);
+
+/// Makes TorchScript run every graph op by op, without fusion or other executor optimisations,
+/// so the eager module and a traced graph use the same kernels and agree bit for bit.
+/// Called by the module constructors; idempotent.
+void useReferenceExecutor();
+
+}  // namespace tdfx

@@ -1,0 +1,25 @@
+#pragma once
+// Tracing TensorDict modules into one FX graph, after tensordict.prototype.fx.symbolic_trace.
+#include <memory>
+#include <vector>
+
+#include "tdfx/ir/graph.h"
+#include "tdfx/nn/td_module.h"
+
+namespace tdfx {
+
+/// A traced module: the graph (one `tensordict` placeholder, getitem reads, an output node) and
+/// the keys its output writes. The output's argument is a tuple with one value per out key, or
+/// (for a single TensorDictModule) the module's own return value, as in tensordict.
+struct TracedGraph {
+  std::shared_ptr<Graph> graph;
+  std::vector<NestedKey> outKeys;
+};
+
+/// Converts the module's TorchScript code to a graph without running it. Sequentials become one
+/// graph: keys written by one module and read by a later one are wired directly, call_module and
+/// get_attr nodes of the i-th module get the `_{i}_` name and `{i}.module.` target prefixes.
+/// Throws tdfx::TraceError naming the module, the operation and its source location.
+TracedGraph traceGraph(const TensorDictModuleBase& module);
+
+}  // namespace tdfx

@@ -1,0 +1,150 @@
+#include "tdfx/codegen/python_code.h"
+
+#include <unordered_map>
+#include <vector>
+
+#include "tdfx/util/python_repr.h"
+
+namespace tdfx {
+
+std::string formatTargetPath(const std::string& base, const std::string& dottedPath) {
+  std::string r = base;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = dottedPath.find('.', start);
+    const std::string atom = dottedPath.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    r = isPythonIdentifier(atom) ? r + "." + atom : "getattr(" + r + ", \"" + atom + "\")";
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return r;
+}
+
+namespace {
+
+// torch.fx.graph.magic_methods: operators FX prints with Python syntax.
+const char* magicFormat(const std::string& name) {
+  static const std::unordered_map<std::string, const char*> formats = {
+      {"add", "{} + {}"},  {"sub", "{} - {}"},     {"mul", "{} * {}"},     {"floordiv", "{} // {}"},
+      {"truediv", "{} / {}"}, {"div", "{} / {}"}, {"mod", "{} % {}"},     {"pow", "{} ** {}"},
+      {"lshift", "{} << {}"}, {"rshift", "{} >> {}"}, {"and_", "{} & {}"}, {"or_", "{} | {}"},
+      {"xor", "{} ^ {}"},  {"getitem", "{}[{}]"}, {"matmul", "{} @ {}"}, {"eq", "{} == {}"},
+      {"ne", "{} != {}"},  {"lt", "{} < {}"},     {"gt", "{} > {}"},      {"le", "{} <= {}"},
+      {"ge", "{} >= {}"},  {"pos", "+{}"},        {"neg", "-{}"},         {"invert", "~{}"}};
+  auto it = formats.find(name);
+  return it == formats.end() ? nullptr : it->second;
+}
+
+std::string substitute(const char* format, const std::vector<Argument>& args) {
+  std::string out;
+  size_t next = 0;
+  for (const char* p = format; *p; ++p) {
+    if (p[0] == '{' && p[1] == '}') {
+      out += next < args.size() ? formatCodeArgument(args[next]) : std::string("None");
+      ++next;
+      ++p;
+    } else {
+      out += *p;
+    }
+  }
+  return out;
+}
+
+std::string formatArgs(const std::vector<Argument>& args, size_t first, const Kwargs& kwargs) {
+  std::string out;
+  for (size_t i = first; i < args.size(); ++i) out += (out.empty() ? "" : ", ") + formatCodeArgument(args[i]);
+  for (const auto& [k, v] : kwargs) out += (out.empty() ? "" : ", ") + k + " = " + formatCodeArgument(v);
+  return out;
+}
+
+std::string statement(const Node& node) {
+  const std::string& t = node.target();
+  const std::string lhs = node.name() + " = ";
+  switch (node.op()) {
+    case OpKind::CallMethod:
+      return lhs + formatTargetPath(formatCodeArgument(node.args().at(0)), t) + "(" +
+             formatArgs(node.args(), 1, node.kwargs()) + ")";
+    case OpKind::CallModule:
+      return lhs + formatTargetPath("self", t) + "(" + formatArgs(node.args(), 0, node.kwargs()) + ")";
+    case OpKind::GetAttr:
+      return lhs + formatTargetPath("self", t);
+    case OpKind::CallFunction: {
+      if (t.rfind("operator.", 0) == 0) {
+        if (const char* fmt = magicFormat(t.substr(9))) return lhs + substitute(fmt, node.args());
+      }
+      std::string global = t;
+      if (t.rfind("builtins.", 0) == 0) global = t.substr(9);
+      const auto& a = node.args();
+      if (global == "getattr" && a.size() == 2 && std::holds_alternative<std::string>(a[1].value) &&
+          isPythonIdentifier(std::get<std::string>(a[1].value)))
+        return lhs + formatTargetPath(formatCodeArgument(a[0]), std::get<std::string>(a[1].value));
+      return lhs + global + "(" + formatArgs(a, 0, node.kwargs()) + ")";
+    }
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+PythonCode pythonCode(const Graph& graph) {
+  const auto& nodes = graph.nodes();
+  // Walking backwards, the first use seen of a value is its last use: free it after that statement.
+  std::unordered_map<const Node*, const Node*> lastUser;
+  std::unordered_map<const Node*, std::vector<const Node*>> freedAfter;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const Node* user = it->get();
+    const auto record = [&](Node* used) {
+      if (lastUser.emplace(used, user).second) freedAfter[user].push_back(used);
+    };
+    for (const Argument& a : user->args()) forEachNode(a, record);
+    for (const auto& kv : user->kwargs()) forEachNode(kv.second, record);
+  }
+
+  PythonCode code;
+  std::vector<std::string> params;
+  std::string body;
+  int line = 5;  // the text starts with "\n\n\ndef forward(...):\n"
+  for (const auto& nodePtr : nodes) {
+    const Node& node = *nodePtr;
+    if (node.op() == OpKind::Placeholder) {
+      params.push_back(node.target());
+      if (node.target() != node.name()) {
+        body += node.name() + " = " + node.target() + "\n";
+        code.nodeLines[node.name()] = line++;
+      }
+      continue;
+    }
+    code.nodeLines[node.name()] = line++;
+    if (node.op() == OpKind::Output) {
+      body += "return " + (node.args().empty() ? std::string("None") : formatCodeArgument(node.args()[0])) + "\n";
+      continue;
+    }
+    body += statement(node);
+    auto freed = freedAfter.find(&node);
+    if (freed != freedAfter.end() && !freed->second.empty()) {
+      body += ";  ";
+      for (const Node* n : freed->second) body += n->name() + " = ";
+      body += "None";
+    }
+    body += "\n";
+  }
+  if (body.empty()) body = "pass\n";
+
+  std::string signature = "def forward(self";
+  for (const auto& p : params) signature += ", " + p;
+  signature += "):";
+  std::string indented;
+  size_t start = 0;
+  while (true) {
+    const size_t nl = body.find('\n', start);
+    indented += "    " + body.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (nl == std::string::npos) break;
+    indented += "\n";
+    start = nl + 1;
+  }
+  code.text = "\n\n\n" + signature + "\n" + indented;
+  return code;
+}
+
+}  // namespace tdfx

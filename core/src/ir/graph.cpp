@@ -1,0 +1,122 @@
+#include "tdfx/ir/graph.h"
+
+#include <cctype>
+
+#include "tdfx/util/python_repr.h"
+
+namespace tdfx {
+
+const char* opKindName(OpKind op) {
+  switch (op) {
+    case OpKind::Placeholder: return "placeholder";
+    case OpKind::GetAttr: return "get_attr";
+    case OpKind::CallFunction: return "call_function";
+    case OpKind::CallMethod: return "call_method";
+    case OpKind::CallModule: return "call_module";
+    case OpKind::Output: return "output";
+  }
+  return "?";
+}
+
+namespace {
+
+// Names FX's code generator reserves for globals of generated code (torch.fx.graph._custom_builtins).
+bool isCustomBuiltin(const std::string& name) {
+  return name == "inf" || name == "nan" || name == "NoneType" || name == "torch" || name == "device";
+}
+
+bool isIllegalName(const std::string& name) {
+  return isPythonKeyword(name) || isPythonBuiltin(name) || isCustomBuiltin(name);
+}
+
+std::string snakeCase(const std::string& s) {
+  std::string out;
+  bool prevLower = false;
+  for (char c : s) {
+    const bool upper = std::isupper(static_cast<unsigned char>(c));
+    if (prevLower && upper) out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    prevLower = std::islower(static_cast<unsigned char>(c));
+  }
+  return out;
+}
+
+bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+}  // namespace
+
+std::string NameSpace::create(const std::string& raw) {
+  // Runs of illegal characters become one underscore, as re.sub('[^0-9a-zA-Z_]+', '_', ...) does.
+  std::string candidate;
+  for (size_t i = 0; i < raw.size();) {
+    if (isIdentChar(raw[i])) {
+      candidate += raw[i++];
+    } else {
+      candidate += '_';
+      while (i < raw.size() && !isIdentChar(raw[i])) ++i;
+    }
+  }
+  if (candidate.empty()) candidate = "_";
+  if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate = "_" + candidate;
+
+  // A trailing "_<digits>" is read as base + counter, like FX's r"(.*)_(\d+)$".
+  std::string base = candidate;
+  long long num = 0;
+  const size_t us = candidate.rfind('_');
+  if (us != std::string::npos && us + 1 < candidate.size() && us > 0 &&
+      candidate.find_first_not_of("0123456789", us + 1) == std::string::npos && candidate.size() - us - 1 < 18) {
+    base = candidate.substr(0, us);
+    num = std::stoll(candidate.substr(us + 1));
+    candidate = base + "_" + std::to_string(num);
+  }
+  while (used_.count(candidate) || isIllegalName(candidate)) {
+    ++num;
+    candidate = base + "_" + std::to_string(num);
+  }
+  used_.emplace(candidate, 0);
+  return candidate;
+}
+
+std::string nameForTarget(OpKind op, const std::string& target) {
+  std::string name = target;
+  if (op == OpKind::CallFunction) {
+    const size_t dot = name.rfind('.');
+    if (dot != std::string::npos) name = name.substr(dot + 1);
+  } else if (name.size() > 4 && name.compare(0, 2, "__") == 0 && name.compare(name.size() - 2, 2, "__") == 0) {
+    name = name.substr(2, name.size() - 4);
+  }
+  return snakeCase(name);
+}
+
+Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> args, Kwargs kwargs,
+                        const std::string& nameCandidate) {
+  const std::string name = names_.create(nameCandidate.empty() ? nameForTarget(op, target) : nameCandidate);
+  nodes_.push_back(std::unique_ptr<Node>(
+      new Node(name, op, std::move(target), std::move(args), std::move(kwargs), nodes_.size())));
+  Node* node = nodes_.back().get();
+  const auto addUser = [node](Node* used) {
+    auto& users = used->users_;
+    if (users.empty() || users.back() != node) {
+      for (Node* u : users)
+        if (u == node) return;
+      users.push_back(node);
+    }
+  };
+  for (const Argument& a : node->args_) forEachNode(a, addUser);
+  for (const auto& kv : node->kwargs_) forEachNode(kv.second, addUser);
+  return node;
+}
+
+Node* Graph::outputNode() const {
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
+    if ((*it)->op() == OpKind::Output) return it->get();
+  return nullptr;
+}
+
+Node* Graph::findNode(const std::string& name) const {
+  for (const auto& n : nodes_)
+    if (n->name() == name) return n.get();
+  return nullptr;
+}
+
+}  // namespace tdfx

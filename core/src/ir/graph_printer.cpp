@@ -1,0 +1,37 @@
+#include "tdfx/ir/graph_printer.h"
+
+namespace tdfx {
+
+std::string printedTarget(const Node& node) { return node.target(); }
+
+namespace {
+std::string formatKwargs(const Kwargs& kwargs) {
+  std::string out = "{";
+  for (size_t i = 0; i < kwargs.size(); ++i)
+    out += (i ? ", " : "") + kwargs[i].first + ": " + formatGraphArgument(kwargs[i].second);
+  return out + "}";
+}
+}  // namespace
+
+std::string formatNode(const Node& node) {
+  const std::string head = "%" + node.name() + " : [#users=" + std::to_string(node.users().size()) + "] = ";
+  switch (node.op()) {
+    case OpKind::Placeholder:
+    case OpKind::GetAttr:
+      return head + opKindName(node.op()) + "[target=" + printedTarget(node) + "]";
+    case OpKind::Output:
+      return "return " + (node.args().empty() ? std::string("None") : formatCodeArgument(node.args()[0]));
+    default:
+      return head + opKindName(node.op()) + "[target=" + printedTarget(node) +
+             "](args = " + formatGraphArgument(ArgumentTuple{node.args()}) + ", kwargs = " + formatKwargs(node.kwargs()) +
+             ")";
+  }
+}
+
+std::string printGraph(const Graph& graph) {
+  std::string out = "graph():";
+  for (const auto& node : graph.nodes()) out += "\n    " + formatNode(*node);
+  return out;
+}
+
+}  // namespace tdfx

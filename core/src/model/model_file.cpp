@@ -1,0 +1,240 @@
+#include "tdfx/model/model_file.h"
+
+#include <fstream>
+#include <sys/stat.h>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
+
+namespace tdfx {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kMetadataFile = "tensordict.json";
+constexpr const char* kFormatName = "tdfx.tensordict";
+constexpr int kFormatVersion = 1;
+
+struct MetadataParser {
+  std::string file;
+  torch::jit::Module root;
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw ModelFileError(file + ": tensordict.json: " + where + ": " + what);
+  }
+
+  const json& member(const json& obj, const std::string& where, const char* name) const {
+    if (!obj.contains(name)) fail(where, std::string("missing \"") + name + "\"");
+    return obj.at(name);
+  }
+
+  NestedKey key(const json& j, const std::string& where) const {
+    if (j.is_string()) return NestedKey(j.get<std::string>());
+    if (j.is_array() && !j.empty()) {
+      std::vector<std::string> parts;
+      for (const json& p : j) {
+        if (!p.is_string()) fail(where, "expected a key: a string or a non-empty list of strings, got " + j.dump());
+        parts.push_back(p.get<std::string>());
+      }
+      return NestedKey(std::move(parts));
+    }
+    fail(where, "expected a key: a string or a non-empty list of strings, got " + j.dump());
+  }
+
+  std::vector<NestedKey> keyList(const json& j, const std::string& where) const {
+    if (!j.is_array()) fail(where, "expected a list of keys, got " + j.dump());
+    std::vector<NestedKey> keys;
+    for (size_t i = 0; i < j.size(); ++i) keys.push_back(key(j[i], where + "[" + std::to_string(i) + "]"));
+    return keys;
+  }
+
+  torch::jit::Module submodule(const std::string& path, const std::string& where) const {
+    torch::jit::Module m = root;
+    if (path.empty()) return m;
+    std::string walked;
+    size_t start = 0;
+    while (start <= path.size()) {
+      const size_t dot = path.find('.', start);
+      const std::string name = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (!m.hasattr(name) || !m.attr(name).isModule()) {
+        std::string children;
+        for (const auto& child : m.named_children()) children += (children.empty() ? "" : ", ") + child.name;
+        fail(where, "path \"" + path + "\": " + (walked.empty() ? std::string("the root module") : "'" + walked + "'") +
+                        " has no submodule '" + name + "' (submodules: " + (children.empty() ? "none" : children) + ")");
+      }
+      m = m.attr(name).toModule();
+      walked += (walked.empty() ? "" : ".") + name;
+      if (dot == std::string::npos) break;
+      start = dot + 1;
+    }
+    return m;
+  }
+
+  std::shared_ptr<const TensorDictModuleBase> spec(const json& j, const std::string& where, int depth) const {
+    if (depth > 64) fail(where, "modules nested deeper than 64 levels");
+    if (!j.is_object()) fail(where, "expected an object with \"kind\", got " + j.dump());
+    const json& kind = member(j, where, "kind");
+    if (kind == "module") {
+      const json& pathJ = member(j, where, "path");
+      if (!pathJ.is_string()) fail(where + ".path", "expected a string, got " + pathJ.dump());
+      const std::string path = pathJ.get<std::string>();
+      auto in = keyList(member(j, where, "in_keys"), where + ".in_keys");
+      auto out = keyList(member(j, where, "out_keys"), where + ".out_keys");
+      try {
+        return std::make_shared<TensorDictModule>(submodule(path, where), std::move(in), std::move(out), path);
+      } catch (const ModelFileError&) {
+        throw;
+      } catch (const Error& e) {
+        fail(where, e.what());
+      }
+    }
+    if (kind == "sequential") {
+      const json& mods = member(j, where, "modules");
+      if (!mods.is_array() || mods.empty()) fail(where + ".modules", "expected a non-empty list of modules");
+      std::vector<std::shared_ptr<const TensorDictModuleBase>> children;
+      for (size_t i = 0; i < mods.size(); ++i)
+        children.push_back(spec(mods[i], where + ".modules[" + std::to_string(i) + "]", depth + 1));
+      std::optional<std::vector<NestedKey>> selected;
+      if (j.contains("out_keys")) selected = keyList(j.at("out_keys"), where + ".out_keys");
+      try {
+        return std::make_shared<TensorDictSequential>(std::move(children), std::move(selected));
+      } catch (const Error& e) {
+        fail(where, e.what());
+      }
+    }
+    fail(where + ".kind", "unknown kind " + kind.dump() + "; expected \"module\" or \"sequential\"");
+  }
+
+  std::vector<int64_t> shape(const json& j, const std::string& where) const {
+    if (!j.is_array()) fail(where, "expected a list of non-negative integers, got " + j.dump());
+    std::vector<int64_t> dims;
+    for (const json& d : j) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0)
+        fail(where, "expected a list of non-negative integers, got " + j.dump());
+      dims.push_back(d.get<int64_t>());
+    }
+    return dims;
+  }
+};
+
+// The module of a plain archive: keys from the forward signature, outputs from its return type.
+std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module& root, const std::string& file) {
+  auto method = root.find_method("forward");
+  if (!method) throw ModelFileError(file + ": the TorchScript root module has no forward method");
+  const auto& schema = method->function().getSchema();
+  std::vector<NestedKey> in;
+  for (size_t i = 1; i < schema.arguments().size(); ++i)
+    if (!schema.arguments()[i].default_value()) in.emplace_back(schema.arguments()[i].name());
+  std::vector<NestedKey> out;
+  const auto& returns = schema.returns();
+  size_t count = 1;
+  if (returns.size() == 1) {
+    if (auto tuple = returns[0].type()->cast<c10::TupleType>()) count = tuple->elements().size();
+  }
+  if (count == 1)
+    out.emplace_back("output");
+  else
+    for (size_t i = 0; i < count; ++i) out.emplace_back("output_" + std::to_string(i));
+  return std::make_shared<TensorDictModule>(root, in, out, "");
+}
+
+}  // namespace
+
+ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson, const std::string& path) {
+  ModelFile model;
+  model.path = path;
+  model.root = root;
+  if (metadataJson.empty()) {
+    model.module = plainModule(root, path);
+    return model;
+  }
+  model.hasTensorDictMetadata = true;
+  MetadataParser p{path, root};
+  json j;
+  try {
+    j = json::parse(metadataJson);
+  } catch (const json::parse_error& e) {
+    p.fail("not valid JSON", e.what());
+  }
+  if (!j.is_object()) p.fail("top level", "expected an object, got " + j.dump());
+  if (!j.contains("format") || j["format"] != kFormatName)
+    p.fail("format", std::string("expected \"") + kFormatName + "\", got " + (j.contains("format") ? j["format"].dump() : "nothing"));
+  const json& version = p.member(j, "top level", "version");
+  if (!version.is_number_integer() || version.get<int64_t>() < 1)
+    p.fail("version", "expected a positive integer, got " + version.dump());
+  if (version.get<int64_t>() > kFormatVersion)
+    p.fail("version", "file format version " + version.dump() + " is newer than this tdfx supports (" +
+                          std::to_string(kFormatVersion) + "); upgrade tdfx");
+  model.module = p.spec(p.member(j, "top level", "module"), "module", 0);
+  if (j.contains("batch_size")) model.batchSize = p.shape(j["batch_size"], "batch_size");
+  if (j.contains("example_inputs")) {
+    const json& inputs = j["example_inputs"];
+    if (!inputs.is_array()) p.fail("example_inputs", "expected a list, got " + inputs.dump());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const std::string where = "example_inputs[" + std::to_string(i) + "]";
+      const json& in = inputs[i];
+      if (!in.is_object()) p.fail(where, "expected an object with key, shape, dtype");
+      InputSpec spec;
+      spec.key = p.key(p.member(in, where, "key"), where + ".key");
+      spec.shape = p.shape(p.member(in, where, "shape"), where + ".shape");
+      if (in.contains("dtype")) {
+        if (!in["dtype"].is_string()) p.fail(where + ".dtype", "expected a string, got " + in["dtype"].dump());
+        try {
+          spec.dtype = parseDtype(in["dtype"].get<std::string>());
+        } catch (const Error& e) {
+          p.fail(where + ".dtype", e.what());
+        }
+      }
+      model.exampleInputs.push_back(std::move(spec));
+    }
+  }
+  return model;
+}
+
+ModelFile loadModelFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) throw ModelFileError(path + ": no such file");
+  if (S_ISDIR(st.st_mode)) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
+  if (st.st_size == 0) throw ModelFileError(path + ": the file is empty, expected a TorchScript archive (.pt)");
+  {
+    std::ifstream in(path, std::ios::binary);
+    char magic[2] = {0, 0};
+    if (!in.read(magic, 2)) throw ModelFileError(path + ": cannot read the file");
+    if (magic[0] != 'P' || magic[1] != 'K')
+      throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
+  }
+  torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
+  torch::jit::Module root;
+  try {
+    root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
+  } catch (const c10::Error& e) {
+    throw ModelFileError(path + ": cannot load as TorchScript: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    throw ModelFileError(path + ": cannot load as TorchScript: " + e.what());
+  }
+  root.eval();
+  return modelFromMetadata(root, extra[kMetadataFile], path);
+}
+
+TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed) {
+  auto gen = at::detail::createCPUGenerator(seed);
+  TensorDict td(model.batchSize);
+  for (const InputSpec& spec : model.exampleInputs) {
+    at::Tensor t;
+    const auto options = at::TensorOptions().dtype(spec.dtype);
+    if (spec.dtype == c10::kBool)
+      t = at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(c10::kLong)).to(c10::kBool);
+    else if (c10::isFloatingType(spec.dtype))
+      t = at::randn(spec.shape, gen, at::TensorOptions().dtype(c10::kFloat)).to(spec.dtype);
+    else
+      t = at::randint(0, 10, spec.shape, gen, options);
+    td.set(spec.key, t);
+  }
+  return td;
+}
+
+}  // namespace tdfx

@@ -1,0 +1,457 @@
+#include "module_tracer.h"
+
+#include <regex>
+#include <sstream>
+#include <unordered_map>
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include "call_form.h"
+#include "call_text.h"
+#include "tdfx/error.h"
+
+namespace tdfx::trace {
+
+namespace jit = torch::jit;
+
+SymValue SymValue::ofConstant(const c10::IValue& v) {
+  SymValue s;
+  s.constant = v;
+  s.input = KernelInput::ofConstant(v);
+  if (auto a = argumentFromIValue(v)) s.arg = std::move(*a);
+  else s.arg = Argument("<" + v.tagKind() + ">");
+  return s;
+}
+
+SymValue SymValue::ofNode(Node* n) {
+  SymValue s;
+  s.arg = Argument(n);
+  s.input = KernelInput::ofNode(n);
+  return s;
+}
+
+SymValue SymValue::ofModule(ModuleRef m) {
+  SymValue s;
+  s.kind = Kind::Module;
+  s.module = std::move(m);
+  return s;
+}
+
+std::string pythonTypeName(const c10::ClassTypePtr& type) {
+  if (!type || !type->name()) return "";
+  static const std::regex mangle(R"(___torch_mangle_\d+\.)");
+  std::string name = std::regex_replace(type->name()->qualifiedName(), mangle, "");
+  const std::string prefix = "__torch__.";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  return name;
+}
+
+bool isLeafModule(const jit::Module& module) {
+  const std::string name = pythonTypeName(module.type());
+  if (name.rfind("torch.nn.", 0) != 0) return false;
+  static const char* containers[] = {"torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList",
+                                     "torch.nn.modules.container.ModuleDict"};
+  for (const char* c : containers)
+    if (name == c) return false;
+  return true;
+}
+
+namespace {
+std::string joinPath(const std::string& path, const std::string& name) {
+  return path.empty() ? name : path + "." + name;
+}
+constexpr int kMaxInlineDepth = 200;
+
+// Tensors are never folded: their values must come from running the graph.
+bool mayHoldTensor(const c10::TypePtr& t) {
+  if (t->kind() == c10::TypeKind::TensorType || t->kind() == c10::TypeKind::AnyType) return true;
+  for (const auto& contained : t->containedTypes())
+    if (mayHoldTensor(contained)) return true;
+  return false;
+}
+}  // namespace
+
+struct ModuleTracer::Frame {
+  ModuleRef scope;
+  int depth = 0;
+  std::unordered_map<const jit::Value*, SymValue> env;
+
+  const SymValue& get(const jit::Value* v) const {
+    auto it = env.find(v);
+    if (it == env.end()) throw TraceError("internal error: TorchScript value %" + v->debugName() + " used before definition");
+    return it->second;
+  }
+};
+
+void ModuleTracer::fail(jit::Node* node, const Frame& frame, const std::string& what) const {
+  std::string where = frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'";
+  const auto& range = node->sourceRange();
+  auto original = range.findSourceRangeThatGenerated();
+  const jit::SourceRange& r = original ? *original : range;
+  if (auto flc = r.file_line_col()) where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
+  throw TraceError("cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what);
+}
+
+std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::vector<SymValue> inputs) {
+  auto method = module.module.find_method("forward");
+  if (!method) throw TraceError("module '" + module.path + "' has no forward method");
+  SymValue self = SymValue::ofModule(module);
+  inputs.insert(inputs.begin(), self);
+  return inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(inputs), module, 0);
+}
+
+std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
+                                                int depth) {
+  if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
+  Frame frame{scope, depth, {}};
+  if (inputs.size() != g.inputs().size())
+    throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
+                     std::to_string(g.inputs().size()));
+  for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
+  convertBlock(g.block(), frame);
+  std::vector<SymValue> outputs;
+  for (const jit::Value* v : g.outputs()) outputs.push_back(frame.get(v));
+  return outputs;
+}
+
+void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
+  for (jit::Node* node : block->nodes()) convertNode(node, frame);
+}
+
+void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
+  meta.modulePath = frame.scope.path;
+  meta.moduleType = pythonTypeName(frame.scope.module.type());
+  const auto& range = node->sourceRange();
+  if (!range.source()) return;
+  auto original = range.findSourceRangeThatGenerated();
+  const jit::SourceRange& r = original ? *original : range;
+  if (!r.source()) return;
+  // A window of the source from the range's start, enough to complete a call's argument list.
+  const size_t total = r.source()->size();
+  const size_t windowEnd = std::min(total, r.end() + size_t(4096));
+  meta.sourceText = trace::extendToCall(r.source()->text_str().substr(r.start(), windowEnd - r.start()).str(),
+                                        r.end() - r.start());
+  if (auto flc = r.file_line_col()) {
+    meta.sourceFile = std::get<0>(*flc);
+    meta.sourceLine = static_cast<int>(std::get<1>(*flc));
+  }
+}
+
+void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
+  if (numOutputs == 1) {
+    frame.env[node->output()] = SymValue::ofNode(fxNode);
+    return;
+  }
+  // A multi-output operator yields a tuple; each output is read with operator.getitem, as FX does
+  // when Python unpacks `a, b = torch.max(x, 1)`.
+  for (size_t i = 0; i < numOutputs; ++i) {
+    Node* item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(fxNode), Argument(int64_t(i))});
+    item->meta() = NodeMeta{};
+    item->meta().modulePath = fxNode->meta().modulePath;
+    item->meta().moduleType = fxNode->meta().moduleType;
+    frame.env[node->outputs()[i]] = SymValue::ofNode(item);
+  }
+}
+
+void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
+  const auto kind = node->kind();
+  if (kind == c10::prim::Constant) {
+    if (node->output()->type()->kind() == c10::TypeKind::FunctionType) {
+      frame.env[node->output()] = SymValue::ofConstant(c10::IValue());  // read only by prim::CallFunction
+      return;
+    }
+    auto value = jit::toIValue(node->output());
+    if (!value) fail(node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
+    if (value->isTensor()) {
+      frame.env[node->output()] = SymValue::ofNode(tensorConstant(value->toTensor(), frame, node));
+    } else {
+      frame.env[node->output()] = SymValue::ofConstant(*value);
+    }
+    return;
+  }
+  if (kind == c10::prim::GetAttr) return convertGetAttr(node, frame);
+  if (kind == c10::prim::CallMethod) return convertCallMethod(node, frame);
+  if (kind == c10::prim::CallFunction) return convertCallFunction(node, frame);
+  if (kind == c10::prim::If) {
+    const SymValue& cond = frame.get(node->input(0));
+    if (!cond.constant || !cond.constant->isBool())
+      fail(node, frame, "the condition depends on tensor data; data-dependent control flow is not supported yet");
+    jit::Block* taken = node->blocks()[cond.constant->toBool() ? 0 : 1];
+    convertBlock(taken, frame);
+    for (size_t i = 0; i < node->outputs().size(); ++i) frame.env[node->outputs()[i]] = frame.get(taken->outputs()[i]);
+    return;
+  }
+  if (kind == c10::prim::Loop) fail(node, frame, "loops are not supported yet");
+  if (kind == c10::prim::RaiseException)
+    fail(node, frame, "this code path always raises an exception for the module's configuration");
+  if (kind == c10::prim::unchecked_cast || kind == c10::aten::_unwrap_optional) {
+    frame.env[node->output()] = frame.get(node->input(0));
+    return;
+  }
+  if (kind == c10::prim::Uninitialized) {
+    frame.env[node->output()] = SymValue::ofConstant(c10::IValue());
+    return;
+  }
+  if (kind == c10::prim::SetAttr) fail(node, frame, "modules that assign attributes in forward are not supported");
+  if ((kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack)) {
+    const SymValue& in = frame.get(node->input(0));
+    if (const auto* items = in.arg.items(); items && !in.arg.isNode() && in.input.kind != KernelInput::Kind::Constant &&
+                                            items->size() == node->outputs().size()) {
+      for (size_t i = 0; i < items->size(); ++i) {
+        SymValue item;
+        item.arg = (*items)[i];
+        item.input = in.input.items[i];
+        frame.env[node->outputs()[i]] = item;
+      }
+      return;
+    }
+  }
+  if (kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__) {
+    const SymValue& in = frame.get(node->input(0));
+    const SymValue& idx = frame.get(node->input(1));
+    if (in.input.kind == KernelInput::Kind::List || in.input.kind == KernelInput::Kind::Tuple) {
+      if (idx.constant && idx.constant->isInt()) {
+        int64_t i = idx.constant->toInt();
+        const int64_t n = static_cast<int64_t>(in.input.items.size());
+        if (i < 0) i += n;
+        if (i < 0 || i >= n) fail(node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
+        SymValue item;
+        item.arg = (*in.arg.items())[i];
+        item.input = in.input.items[i];
+        frame.env[node->output()] = item;
+        return;
+      }
+    }
+  }
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
+    if (tryFold(node, frame)) return;
+    SymValue out;
+    const bool isList = kind == c10::prim::ListConstruct;
+    out.input.kind = isList ? KernelInput::Kind::List : KernelInput::Kind::Tuple;
+    if (isList) out.input.elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
+    std::vector<Argument> items;
+    for (const jit::Value* v : node->inputs()) {
+      const SymValue& s = frame.get(v);
+      if (s.kind == SymValue::Kind::Module) fail(node, frame, "lists of modules are not supported");
+      items.push_back(s.arg);
+      out.input.items.push_back(s.input);
+    }
+    if (isList) out.arg = Argument(ArgumentList{std::move(items)});
+    else out.arg = Argument(ArgumentTuple{std::move(items)});
+    frame.env[node->output()] = std::move(out);
+    return;
+  }
+  if (kind == c10::aten::__is__ || kind == c10::aten::__isnot__) {
+    // `x is None` on a value whose static type cannot be None folds to a constant.
+    for (int side = 0; side < 2; ++side) {
+      const SymValue& a = frame.get(node->input(side));
+      const SymValue& b = frame.get(node->input(1 - side));
+      const auto& t = node->input(side)->type();
+      if (b.constant && b.constant->isNone() && !a.constant && t->kind() != c10::TypeKind::OptionalType &&
+          t->kind() != c10::TypeKind::NoneType) {
+        frame.env[node->output()] = SymValue::ofConstant(c10::IValue(kind == c10::aten::__isnot__));
+        return;
+      }
+    }
+  }
+  convertOperator(node, frame);
+}
+
+void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
+  const SymValue& obj = frame.get(node->input(0));
+  if (obj.kind != SymValue::Kind::Module) fail(node, frame, "attribute access on a non-module object is not supported");
+  const std::string name = node->s(c10::attr::name);
+  const jit::Module& m = obj.module.module;
+  if (!m.hasattr(name)) fail(node, frame, "module '" + obj.module.path + "' has no attribute '" + name + "'");
+  const c10::IValue value = m.attr(name);
+  const std::string path = joinPath(obj.module.path, name);
+  if (value.isModule()) {
+    frame.env[node->output()] = SymValue::ofModule(ModuleRef{value.toModule(), path});
+    return;
+  }
+  if (value.isTensor()) {
+    auto it = attrNodes_.find(path);
+    Node* fx = nullptr;
+    if (it != attrNodes_.end()) {
+      fx = it->second;
+    } else {
+      fx = graph_.createNode(OpKind::GetAttr, path);
+      describeSource(node, frame, fx->meta());
+      auto kernel = std::make_shared<Kernel>();
+      kernel->description = "self." + path;
+      const at::Tensor tensor = value.toTensor();
+      kernel->run = [tensor](jit::Stack& stack) { stack.emplace_back(tensor); };
+      fx->setKernel(std::move(kernel));
+      attrNodes_.emplace(path, fx);
+    }
+    frame.env[node->output()] = SymValue::ofNode(fx);
+    return;
+  }
+  // Plain attributes (ints, bools, floats, strings, `training`) are constants of the module.
+  frame.env[node->output()] = SymValue::ofConstant(value);
+}
+
+Node* ModuleTracer::tensorConstant(const at::Tensor& t, Frame& frame, jit::Node* source) {
+  const std::string target = "_tensor_constant" + std::to_string(tensorConstants_++);
+  Node* fx = graph_.createNode(OpKind::GetAttr, target);
+  describeSource(source, frame, fx->meta());
+  auto kernel = std::make_shared<Kernel>();
+  kernel->description = "tensor constant";
+  kernel->run = [t](jit::Stack& stack) { stack.emplace_back(t); };
+  fx->setKernel(std::move(kernel));
+  return fx;
+}
+
+void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
+  const SymValue& self = frame.get(node->input(0));
+  if (self.kind != SymValue::Kind::Module) fail(node, frame, "method call on a non-module object is not supported");
+  const std::string methodName = node->s(c10::attr::name);
+  const ModuleRef target = self.module;
+  std::vector<SymValue> args;
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    args.push_back(frame.get(node->input(i)));
+    if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
+  }
+  if (methodName == "forward" && isLeafModule(target.module) && !target.path.empty()) {
+    std::vector<Argument> fxArgs;
+    auto kernel = std::make_shared<Kernel>();
+    for (const SymValue& a : args) {
+      fxArgs.push_back(a.arg);
+      kernel->inputs.push_back(a.input);
+    }
+    Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs));
+    describeSource(node, frame, fx->meta());
+    fx->meta().modulePath = target.path;
+    fx->meta().moduleType = pythonTypeName(target.module.type());
+    kernel->description = fx->meta().moduleType + ".forward";
+    const size_t n = args.size();
+    jit::Module module = target.module;
+    kernel->run = [module, n](jit::Stack& stack) {
+      std::vector<c10::IValue> inputs(std::make_move_iterator(stack.end() - n), std::make_move_iterator(stack.end()));
+      stack.erase(stack.end() - n, stack.end());
+      stack.push_back(module.get_method("forward")(std::move(inputs)));
+    };
+    fx->setKernel(std::move(kernel));
+    setOutputs(node, fx, 1, frame);
+    return;
+  }
+  auto method = target.module.find_method(methodName);
+  if (!method) fail(node, frame, "module '" + target.path + "' has no method '" + methodName + "'");
+  args.insert(args.begin(), self);
+  auto outputs = inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(args), target, frame.depth + 1);
+  for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
+}
+
+void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
+  auto fnType = node->input(0)->type()->cast<c10::FunctionType>();
+  if (!fnType) fail(node, frame, "call of a value that is not a function");
+  jit::Function* fn = fnType->function();
+  std::string qualified = fn->qualname().qualifiedName();
+  const std::string prefix = "__torch__.";
+  if (qualified.rfind(prefix, 0) == 0) qualified = qualified.substr(prefix.size());
+  std::vector<SymValue> args;
+  for (size_t i = 1; i < node->inputs().size(); ++i) {
+    args.push_back(frame.get(node->input(i)));
+    if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
+  }
+  if (qualified.rfind("torch.", 0) != 0) {
+    // A user's TorchScript function: FX traces through it, so inline it.
+    auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
+    for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
+    return;
+  }
+  // A torch library function (torch.nn.functional.*) is one call_function node, as in FX.
+  NodeMeta meta;
+  describeSource(node, frame, meta);
+  std::vector<Argument> inputs;
+  std::vector<std::optional<c10::IValue>> constants;
+  auto kernel = std::make_shared<Kernel>();
+  const auto& schemaArgs = fn->getSchema().arguments();
+  for (size_t i = 0; i < args.size(); ++i) {
+    inputs.push_back(i < schemaArgs.size() ? coerceToSchemaType(args[i].arg, schemaArgs[i].real_type()) : args[i].arg);
+    constants.push_back(args[i].constant);
+    kernel->inputs.push_back(args[i].input);
+  }
+  std::vector<Argument> fxArgs = inputs;
+  Kwargs fxKwargs;
+  if (auto written = writtenFunctionArgs(fn->getSchema(), meta.sourceText, inputs)) {
+    fxArgs = std::move(written->args);
+    fxKwargs = std::move(written->kwargs);
+  }
+  // Trailing arguments equal to their defaults were not written by the user.
+  if (fxKwargs.empty() && fxArgs.size() == inputs.size()) {
+    size_t keep = fxArgs.size();
+    while (keep > 1 && keep - 1 < schemaArgs.size() && schemaArgs[keep - 1].default_value() && constants[keep - 1] &&
+           *constants[keep - 1] == *schemaArgs[keep - 1].default_value())
+      --keep;
+    fxArgs.resize(keep);
+  }
+  Node* fx = graph_.createNode(OpKind::CallFunction, qualified, std::move(fxArgs), std::move(fxKwargs));
+  fx->meta() = meta;
+  fx->meta().schema = fn->getSchema().operator_name().name;
+  kernel->description = qualified;
+  kernel->numOutputs = node->outputs().size();
+  kernel->run = [fn](jit::Stack& stack) { fn->run(stack); };
+  fx->setKernel(std::move(kernel));
+  setOutputs(node, fx, node->outputs().size(), frame);
+}
+
+bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
+  if (node->hasSideEffects() || node->isNondeterministic() || !node->maybeOperator()) return false;
+  for (const jit::Value* out : node->outputs())
+    if (mayHoldTensor(out->type())) return false;
+  jit::Stack stack;
+  for (const jit::Value* in : node->inputs()) {
+    const SymValue& s = frame.get(in);
+    if (!s.constant || s.constant->isTensor()) return false;
+    stack.push_back(*s.constant);
+  }
+  try {
+    node->getOperation()(stack);
+  } catch (const std::exception&) {
+    return false;  // leave it to run time, where the error names the node
+  }
+  if (stack.size() != node->outputs().size()) return false;
+  for (size_t i = 0; i < stack.size(); ++i) {
+    if (stack[i].isTensor()) return false;
+    frame.env[node->outputs()[i]] = SymValue::ofConstant(stack[i]);
+  }
+  return true;
+}
+
+void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
+  if (tryFold(node, frame)) return;
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  if (!node->maybeOperator()) fail(node, frame, "no operator implementation is registered for this node");
+  std::vector<Argument> inputs;
+  std::vector<std::optional<c10::IValue>> constants;
+  auto kernel = std::make_shared<Kernel>();
+  for (size_t i = 0; i < node->inputs().size(); ++i) {
+    const SymValue& s = frame.get(node->input(i));
+    if (s.kind == SymValue::Kind::Module) fail(node, frame, "a module used as an operator argument");
+    const c10::TypePtr type = schema && i < schema->arguments().size() ? schema->arguments()[i].real_type() : nullptr;
+    inputs.push_back(coerceToSchemaType(s.arg, type));
+    constants.push_back(s.constant);
+    kernel->inputs.push_back(s.input);
+  }
+  NodeMeta meta;
+  describeSource(node, frame, meta);
+  CallForm form = callFormFor(*node, meta.sourceText, inputs, constants);
+  Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
+  fx->meta() = meta;
+  if (schema) {
+    std::ostringstream s;
+    s << *schema;
+    fx->meta().schema = s.str();
+  } else {
+    fx->meta().schema = node->kind().toQualString();
+  }
+  kernel->description = fx->meta().schema;
+  kernel->numOutputs = node->outputs().size();
+  kernel->run = node->getOperation();
+  fx->setKernel(std::move(kernel));
+  setOutputs(node, fx, node->outputs().size(), frame);
+}
+
+}  // namespace tdfx::trace

@@ -1,0 +1,72 @@
+#pragma once
+// Converting a TorchScript method into FX nodes without running it.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/api/module.h>
+
+#include "tdfx/ir/graph.h"
+#include "tdfx/ir/kernel.h"
+
+namespace tdfx::trace {
+
+/// A module object and its qualified path relative to the traced module ("" = the module itself).
+struct ModuleRef {
+  torch::jit::Module module;
+  std::string path;
+};
+
+/// What a TorchScript value stands for during conversion: an FX argument (a constant, a node, or
+/// a list/tuple of them) with its runtime view, or a module.
+struct SymValue {
+  enum class Kind { Value, Module };
+  Kind kind = Kind::Value;
+  Argument arg;                          ///< FX view
+  KernelInput input;                     ///< runtime view
+  std::optional<c10::IValue> constant;   ///< set when the value is known without running
+  ModuleRef module;                      ///< Kind::Module
+
+  static SymValue ofConstant(const c10::IValue& v);
+  static SymValue ofNode(Node* n);
+  static SymValue ofModule(ModuleRef m);
+};
+
+/// Qualified Python name of a TorchScript class: "torch.nn.modules.linear.Linear"
+/// (without "__torch__." and the "___torch_mangle_N" parts TorchScript adds).
+std::string pythonTypeName(const c10::ClassTypePtr& type);
+
+/// Whether a module is a leaf for tracing: a torch.nn module other than the containers.
+bool isLeafModule(const torch::jit::Module& module);
+
+/// Converts TorchScript graphs into nodes of one FX graph. Non-leaf submodule calls, methods and
+/// user functions are inlined; torch.nn leaf modules become call_module nodes.
+class ModuleTracer {
+ public:
+  explicit ModuleTracer(Graph& graph) : graph_(graph) {}
+
+  /// Inlines `module.forward` with `inputs` (not including self) and returns its outputs.
+  std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
+
+ private:
+  struct Frame;
+  std::vector<SymValue> inlineGraph(torch::jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
+                                    int depth);
+  void convertBlock(torch::jit::Block* block, Frame& frame);
+  void convertNode(torch::jit::Node* node, Frame& frame);
+  void convertCallMethod(torch::jit::Node* node, Frame& frame);
+  void convertCallFunction(torch::jit::Node* node, Frame& frame);
+  void convertGetAttr(torch::jit::Node* node, Frame& frame);
+  void convertOperator(torch::jit::Node* node, Frame& frame);
+  bool tryFold(torch::jit::Node* node, Frame& frame);
+  Node* tensorConstant(const at::Tensor& t, Frame& frame, torch::jit::Node* source);
+  void setOutputs(torch::jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame);
+  void describeSource(torch::jit::Node* node, Frame& frame, NodeMeta& meta) const;
+  [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
+
+  Graph& graph_;
+  std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
+  int tensorConstants_ = 0;
+};
+
+}  // namespace tdfx::trace

@@ -1,0 +1,190 @@
+#include "tdfx/trace/symbolic_trace.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "module_tracer.h"
+#include "tdfx/error.h"
+
+namespace tdfx {
+namespace {
+
+Argument keyArgument(const NestedKey& key) {
+  if (key.size() == 1) return Argument(key.front());
+  ArgumentTuple parts;
+  for (const std::string& p : key.parts()) parts.items.emplace_back(p);
+  return Argument(std::move(parts));
+}
+
+Node* createKeyRead(Graph& graph, Node* placeholder, const NestedKey& key) {
+  Node* read = graph.createNode(OpKind::CallFunction, "operator.getitem", {Argument(placeholder), keyArgument(key)});
+  read->meta().tensordictKey = key;
+  return read;
+}
+
+bool isKeyRead(const Node& node) {
+  return node.op() == OpKind::CallFunction && node.target() == "operator.getitem" && !node.args().empty() &&
+         node.args()[0].isNode() && node.args()[0].node()->op() == OpKind::Placeholder;
+}
+
+TracedGraph traceModule(const TensorDictModule& module) {
+  auto graph = std::make_shared<Graph>();
+  Node* td = graph->createNode(OpKind::Placeholder, "tensordict");
+  // One read per distinct in key, in order; forward parameters past the in keys take their defaults.
+  std::map<NestedKey, Node*> reads;
+  std::vector<trace::SymValue> inputs;
+  for (const NestedKey& key : module.inKeys()) {
+    auto it = reads.find(key);
+    if (it == reads.end()) it = reads.emplace(key, createKeyRead(*graph, td, key)).first;
+    inputs.push_back(trace::SymValue::ofNode(it->second));
+  }
+  const auto& schemaArgs = module.module().get_method("forward").function().getSchema().arguments();
+  for (size_t i = inputs.size() + 1; i < schemaArgs.size(); ++i)
+    inputs.push_back(trace::SymValue::ofConstant(*schemaArgs[i].default_value()));
+
+  trace::ModuleTracer tracer(*graph);
+  auto outputs = tracer.traceForward(trace::ModuleRef{module.module(), ""}, std::move(inputs));
+  if (outputs.size() != 1) throw TraceError("internal error: forward returned " + std::to_string(outputs.size()) + " values");
+  const trace::SymValue& result = outputs[0];
+  const std::vector<Argument>* items = result.arg.items();
+  const std::string where = module.path().empty() ? "the root module" : "module '" + module.path() + "'";
+  if (items && !result.arg.isNode() && items->size() != module.outKeys().size())
+    throw TraceError(where + " returns " + std::to_string(items->size()) + " values but out_keys has " +
+                     std::to_string(module.outKeys().size()) + " (" + keysToString(module.outKeys()) + ")");
+  if (!result.arg.refersToNodes() && !items)
+    throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
+  Node* out = graph->createNode(OpKind::Output, "output", {result.arg});
+  (void)out;
+  return TracedGraph{graph, module.outKeys()};
+}
+
+// Copies traced sub-graphs into one graph, the way tensordict's _trace_tensordictsequential does.
+class SequentialMerger {
+ public:
+  SequentialMerger() : graph_(std::make_shared<Graph>()) {
+    placeholder_ = graph_->createNode(OpKind::Placeholder, "tensordict");
+  }
+
+  void append(size_t index, const TracedGraph& sub) {
+    std::unordered_map<const Node*, Node*> env;
+    const std::string namePrefix = "_" + std::to_string(index) + "_";
+    const std::string targetPrefix = std::to_string(index) + ".module.";
+    for (const auto& nodePtr : sub.graph->nodes()) {
+      const Node& node = *nodePtr;
+      if (node.op() == OpKind::Placeholder) continue;
+      if (isKeyRead(node)) {
+        env[&node] = read(*node.meta().tensordictKey);
+        continue;
+      }
+      if (node.op() == OpKind::Output) {
+        recordOutputs(node, sub.outKeys, env);
+        continue;
+      }
+      const bool prefixed = node.op() == OpKind::CallModule || node.op() == OpKind::GetAttr;
+      Node* copy = graph_->createNode(node.op(), prefixed ? targetPrefix + node.target() : node.target(),
+                                      remap(node.args(), env), remap(node.kwargs(), env),
+                                      prefixed ? namePrefix + node.name() : node.name());
+      copy->meta() = node.meta();
+      if (node.kernel()) {
+        auto kernel = std::make_shared<Kernel>(*node.kernel());
+        for (KernelInput& in : kernel->inputs) remap(in, env);
+        copy->setKernel(std::move(kernel));
+      }
+      env[&node] = copy;
+    }
+  }
+
+  TracedGraph finish(const std::optional<std::vector<NestedKey>>& selected) {
+    ArgumentTuple result;
+    std::vector<NestedKey> keys = selected ? *selected : writeOrder_;
+    for (const NestedKey& key : keys) {
+      auto it = written_.find(key);
+      if (it == written_.end()) throw TraceError("selected out key " + keyRepr(key) + " is never written");
+      result.items.emplace_back(it->second);
+    }
+    graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
+    return TracedGraph{graph_, keys};
+  }
+
+ private:
+  Node* read(const NestedKey& key) {
+    if (auto it = written_.find(key); it != written_.end()) return it->second;
+    auto it = reads_.find(key);
+    if (it == reads_.end()) it = reads_.emplace(key, createKeyRead(*graph_, placeholder_, key)).first;
+    return it->second;
+  }
+
+  void recordOutputs(const Node& output, const std::vector<NestedKey>& keys,
+                     const std::unordered_map<const Node*, Node*>& env) {
+    const Argument& value = output.args().at(0);
+    std::vector<Node*> values;
+    if (value.isNode()) {
+      Node* v = env.at(value.node());
+      if (keys.size() == 1) {
+        values.push_back(v);
+      } else {
+        // The module returned one tuple-valued node: split it per key.
+        for (size_t i = 0; i < keys.size(); ++i)
+          values.push_back(graph_->createNode(OpKind::CallFunction, "operator.getitem", {Argument(v), Argument(int64_t(i))}));
+      }
+    } else if (const auto* items = value.items()) {
+      for (const Argument& item : *items) {
+        if (!item.isNode()) throw TraceError("an output for keys " + keysToString(keys) + " is not a tensor");
+        values.push_back(env.at(item.node()));
+      }
+    }
+    for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+      if (isDiscardKey(keys[i])) continue;
+      if (!written_.count(keys[i])) writeOrder_.push_back(keys[i]);
+      written_[keys[i]] = values[i];
+    }
+  }
+
+  static Argument remap(const Argument& arg, const std::unordered_map<const Node*, Node*>& env) {
+    if (arg.isNode()) return Argument(env.at(arg.node()));
+    if (const auto* l = std::get_if<ArgumentList>(&arg.value)) {
+      ArgumentList out;
+      for (const Argument& a : l->items) out.items.push_back(remap(a, env));
+      return Argument(std::move(out));
+    }
+    if (const auto* t = std::get_if<ArgumentTuple>(&arg.value)) {
+      ArgumentTuple out;
+      for (const Argument& a : t->items) out.items.push_back(remap(a, env));
+      return Argument(std::move(out));
+    }
+    return arg;
+  }
+  static std::vector<Argument> remap(const std::vector<Argument>& args, const std::unordered_map<const Node*, Node*>& env) {
+    std::vector<Argument> out;
+    for (const Argument& a : args) out.push_back(remap(a, env));
+    return out;
+  }
+  static Kwargs remap(const Kwargs& kwargs, const std::unordered_map<const Node*, Node*>& env) {
+    Kwargs out;
+    for (const auto& [k, v] : kwargs) out.emplace_back(k, remap(v, env));
+    return out;
+  }
+  static void remap(KernelInput& in, const std::unordered_map<const Node*, Node*>& env) {
+    if (in.kind == KernelInput::Kind::NodeValue) in.node = env.at(in.node);
+    for (KernelInput& item : in.items) remap(item, env);
+  }
+
+  std::shared_ptr<Graph> graph_;
+  Node* placeholder_;
+  std::map<NestedKey, Node*> reads_;
+  std::map<NestedKey, Node*> written_;
+  std::vector<NestedKey> writeOrder_;
+};
+
+}  // namespace
+
+TracedGraph traceGraph(const TensorDictModuleBase& module) {
+  if (const auto* m = dynamic_cast<const TensorDictModule*>(&module)) return traceModule(*m);
+  const auto* seq = dynamic_cast<const TensorDictSequential*>(&module);
+  if (!seq) throw TraceError("cannot trace a module that is neither a TensorDictModule nor a TensorDictSequential");
+  SequentialMerger merger;
+  for (size_t i = 0; i < seq->modules().size(); ++i) merger.append(i, traceGraph(*seq->modules()[i]));
+  return merger.finish(seq->selectedOutKeys());
+}
+
+}  // namespace tdfx

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs tdfx's build and test dependencies from Debian 12 packages.
+# Idempotent: when every package is already installed it only runs dpkg-query and exits.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libtorch-dev
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libgraphviz-dev graphviz
+  qt6-base-dev qt6-svg-dev libgl-dev
+  python3-torch python3-torchvision
+)
+if [ "${TDFX_WITH_GUI_TOOLS:-0}" = 1 ]; then
+  packages+=(xvfb imagemagick xauth)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "install ok installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

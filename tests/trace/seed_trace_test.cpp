@@ -121,7 +121,10 @@ TEST(SeedTrace, WithoutDebugInfoStillValidFromSchema) {
   expected.replace(expected.find(from), from.size(), to);
   EXPECT_EQ(gm.graphText(), expected);
   EXPECT_NE(gm.code().text.find("softmax = torch.softmax(mul, 1);  mul = None\n"), std::string::npos);
-  for (const auto& n : gm.graph().nodes()) EXPECT_TRUE(n->meta().sourceFile.empty()) << n->name();
+  for (const auto& n : gm.graph().nodes()) {
+    EXPECT_TRUE(n->meta().sourceText.empty()) << n->name();
+    EXPECT_EQ(n->meta().sourceFile.find("make_fixtures.py"), std::string::npos) << n->name();
+  }
 }
 
 TEST(SeedTrace, NodesCarrySourceLocationsAndSchemas) {

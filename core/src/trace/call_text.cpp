@@ -95,20 +95,20 @@ std::string extendToCall(const std::string& window, size_t rangeLength) {
 std::optional<CallText> parseCallText(const std::string& raw) {
   const std::string text = trim(raw);
   if (text.empty() || text.back() != ')') return std::nullopt;
-  // The call's argument list is the parenthesised group that ends the text.
-  int depth = 0;
+  // The call's argument list is the last top-level parenthesised group, and it must end the text.
   size_t open = std::string::npos;
-  for (size_t i = text.size(); i-- > 0;) {
+  for (size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (c == ')' || c == ']' || c == '}') ++depth;
-    if (c == '(' || c == '[' || c == '{') {
-      if (--depth == 0) {
-        open = i;
-        break;
-      }
+    if (c == '"' || c == '\'') {
+      i = skipString(text, i) - 1;
+    } else if (c == '(' || c == '[' || c == '{') {
+      const size_t close = matchBracket(text, i);
+      if (close == std::string::npos) return std::nullopt;
+      if (c == '(' && close == text.size() - 1) open = i;
+      i = close;
     }
   }
-  if (open == std::string::npos || open == 0 || matchBracket(text, open) != text.size() - 1) return std::nullopt;
+  if (open == std::string::npos || open == 0) return std::nullopt;
   CallText call;
   call.callee = trim(text.substr(0, open));
   if (!isPrimaryExpression(call.callee)) return std::nullopt;

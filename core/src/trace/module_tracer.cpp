@@ -125,8 +125,16 @@ void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta)
   const auto& range = node->sourceRange();
   if (!range.source()) return;
   auto original = range.findSourceRangeThatGenerated();
-  const jit::SourceRange& r = original ? *original : range;
-  if (!r.source()) return;
+  if (!original || !original->source()) {
+    // Without debug info the range points into the archive's re-printed code (`torch.mul(x, mask)`
+    // for `x * mask`): a location worth showing, but not how the user wrote the call.
+    if (auto flc = range.file_line_col()) {
+      meta.sourceFile = std::get<0>(*flc);
+      meta.sourceLine = static_cast<int>(std::get<1>(*flc));
+    }
+    return;
+  }
+  const jit::SourceRange& r = *original;
   // A window of the source from the range's start, enough to complete a call's argument list.
   const size_t total = r.source()->size();
   const size_t windowEnd = std::min(total, r.end() + size_t(4096));

@@ -1,0 +1,36 @@
+# Runs tdfx-cli as a user would and checks its exact output and exit codes.
+# -DCLI=path/to/tdfx-cli -DFIXTURES=dir -DEXPECTED=dir
+foreach(name seed_module seed_sequential)
+  execute_process(COMMAND ${CLI} trace ${FIXTURES}/${name}.pt
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  file(READ ${EXPECTED}/${name}.txt expected)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tdfx-cli trace ${name}: exit ${rc}: ${err}")
+  endif()
+  if(NOT out STREQUAL expected)
+    message(FATAL_ERROR "tdfx-cli trace ${name}: output differs from fx-format.md\n--- got\n${out}\n--- expected\n${expected}")
+  endif()
+endforeach()
+
+execute_process(COMMAND ${CLI} trace --graph ${FIXTURES}/seed_module.pt OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR out MATCHES "def forward" OR NOT out MATCHES "^graph\\(\\):")
+  message(FATAL_ERROR "--graph should print only the graph:\n${out}")
+endif()
+execute_process(COMMAND ${CLI} trace --code ${FIXTURES}/seed_module.pt OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR out MATCHES "placeholder" OR NOT out MATCHES "def forward")
+  message(FATAL_ERROR "--code should print only the code:\n${out}")
+endif()
+
+# Errors: a clear message on stderr and a non-zero exit.
+execute_process(COMMAND ${CLI} trace ${FIXTURES}/no-such-model.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT err MATCHES "no-such-model.pt: no such file")
+  message(FATAL_ERROR "missing file: exit ${rc}, stderr: ${err}")
+endif()
+execute_process(COMMAND ${CLI} trace ${FIXTURES} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT err MATCHES "is a directory")
+  message(FATAL_ERROR "directory: exit ${rc}, stderr: ${err}")
+endif()
+execute_process(COMMAND ${CLI} frobnicate OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(rc EQUAL 0)
+  message(FATAL_ERROR "an unknown subcommand must fail")
+endif()

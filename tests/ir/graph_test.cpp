@@ -1,0 +1,74 @@
+// Graph IR: FX naming rules, users, printing.
+#include "tdfx/ir/graph.h"
+
+#include <gtest/gtest.h>
+
+#include "tdfx/ir/graph_printer.h"
+
+namespace tdfx {
+namespace {
+
+TEST(NameSpace, FollowsFxCreateName) {
+  NameSpace ns;
+  EXPECT_EQ(ns.create("relu"), "relu");
+  EXPECT_EQ(ns.create("relu"), "relu_1");
+  EXPECT_EQ(ns.create("relu"), "relu_2");
+  EXPECT_EQ(ns.create("layer1.0.conv1"), "layer1_0_conv1");
+  EXPECT_EQ(ns.create("a..b--c"), "a_b_c");
+  EXPECT_EQ(ns.create("0.module"), "_0_module");
+  // A trailing _N is a counter: fc_1 stays fc_1 when free, and counts on from there when taken.
+  EXPECT_EQ(ns.create("fc_1"), "fc_1");
+  EXPECT_EQ(ns.create("fc_1"), "fc_2");
+  EXPECT_EQ(ns.create("fc"), "fc");
+  // Keywords, builtins and FX's reserved globals are never used as names.
+  EXPECT_EQ(ns.create("input"), "input_1");
+  EXPECT_EQ(ns.create("sum"), "sum_1");
+  EXPECT_EQ(ns.create("max"), "max_1");
+  EXPECT_EQ(ns.create("class"), "class_1");
+  EXPECT_EQ(ns.create("torch"), "torch_1");
+  EXPECT_EQ(ns.create("device"), "device_1");
+  EXPECT_EQ(ns.create("getattr"), "getattr_1");
+}
+
+TEST(NameForTarget, UsesFxRules) {
+  EXPECT_EQ(nameForTarget(OpKind::CallFunction, "torch.relu"), "relu");
+  EXPECT_EQ(nameForTarget(OpKind::CallFunction, "operator.getitem"), "getitem");
+  EXPECT_EQ(nameForTarget(OpKind::CallModule, "layer1.0.conv1"), "layer1.0.conv1");
+  EXPECT_EQ(nameForTarget(OpKind::CallMethod, "__add__"), "add");
+  EXPECT_EQ(nameForTarget(OpKind::CallModule, "myBlock.subLayer"), "my_block.sub_layer");
+  EXPECT_EQ(nameForTarget(OpKind::CallModule, "ALL_CAPS"), "all_caps");
+}
+
+TEST(Graph, TracksUsersAndPrints) {
+  Graph g;
+  Node* td = g.createNode(OpKind::Placeholder, "tensordict");
+  Node* x = g.createNode(OpKind::CallFunction, "operator.getitem", {td, ArgumentTuple{{"input", "x"}}});
+  Node* w = g.createNode(OpKind::GetAttr, "0.module.weight", {}, {}, "_0_weight");
+  Node* cat = g.createNode(OpKind::CallFunction, "torch.cat", {ArgumentList{{x, x}}}, {{"dim", int64_t(1)}});
+  Node* to = g.createNode(OpKind::CallMethod, "to", {cat, c10::kHalf}, {{"copy", true}, {"scale", 0.5}});
+  g.createNode(OpKind::Output, "output", {ArgumentTuple{{to}}});
+  EXPECT_EQ(x->users(), (std::vector<Node*>{cat}));  // used twice by cat, listed once
+  EXPECT_EQ(td->users().size(), 1u);
+  EXPECT_TRUE(w->users().empty());
+  EXPECT_EQ(g.outputNode()->args().size(), 1u);
+  EXPECT_EQ(g.findNode("cat"), cat);
+  EXPECT_EQ(printGraph(g),
+            "graph():\n"
+            "    %tensordict : [#users=1] = placeholder[target=tensordict]\n"
+            "    %getitem : [#users=1] = call_function[target=operator.getitem](args = (%tensordict, (input, x)), kwargs = {})\n"
+            "    %_0_weight : [#users=0] = get_attr[target=0.module.weight]\n"
+            "    %cat : [#users=1] = call_function[target=torch.cat](args = ([%getitem, %getitem],), kwargs = {dim: 1})\n"
+            "    %to : [#users=1] = call_method[target=to](args = (%cat, torch.float16), kwargs = {copy: True, scale: 0.5})\n"
+            "    return (to,)");
+}
+
+TEST(Argument, FormatsLikePythonStrAndRepr) {
+  const Argument a = ArgumentTuple{{nullptr, "it's", 1.0, ArgumentList{}, ArgumentTuple{{int64_t(3)}}, c10::Device(c10::kCPU)}};
+  EXPECT_EQ(formatGraphArgument(a), "(None, it's, 1.0, [], (3,), cpu)");
+  EXPECT_EQ(formatCodeArgument(a), "(None, \"it's\", 1.0, [], (3,), device(type='cpu'))");
+  EXPECT_EQ(formatCodeArgument(c10::MemoryFormat::ChannelsLast), "torch.channels_last");
+  EXPECT_EQ(formatCodeArgument(c10::kStrided), "torch.strided");
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -1,0 +1,130 @@
+// Loading model files: tdfx archives, plain TorchScript archives, and every kind of bad input.
+#include "tdfx/model/model_file.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+namespace fs = std::filesystem;
+
+std::string loadError(const std::string& path) {
+  try {
+    loadModelFile(path);
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string metadataError(const std::string& json) {
+  const ModelFile seed = loadModelFile(fixture("seed_sequential.pt"));
+  try {
+    modelFromMetadata(seed.root, json, "m.pt");
+  } catch (const ModelFileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tdfx-model-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string write(const std::string& name, const std::string& bytes) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p.string();
+  }
+  fs::path dir_;
+};
+
+TEST(ModelFile, SeedArchiveHasSpecBatchAndExampleInputs) {
+  const ModelFile m = loadModelFile(fixture("seed_sequential.pt"));
+  EXPECT_TRUE(m.hasTensorDictMetadata);
+  EXPECT_EQ(m.batchSize, (std::vector<int64_t>{32}));
+  ASSERT_EQ(m.exampleInputs.size(), 2u);
+  EXPECT_EQ(m.exampleInputs[0].key, (NestedKey{"input", "x"}));
+  EXPECT_EQ(m.exampleInputs[0].shape, (std::vector<int64_t>{32, 100}));
+  EXPECT_EQ(m.exampleInputs[0].dtype, c10::kFloat);
+  EXPECT_EQ(m.module->inKeys(), (std::vector<NestedKey>{{"input", "x"}, {"input", "mask"}}));
+  EXPECT_EQ(m.module->outKeys(), (std::vector<NestedKey>{{"intermediate", "x"}, {"output", "probabilities"}}));
+  const TensorDict td = makeExampleInputs(m, 5);
+  EXPECT_EQ(td.get({"input", "mask"}).sizes(), (std::vector<int64_t>{32, 10}));
+  EXPECT_TRUE(at::equal(td.get({"input", "x"}), makeExampleInputs(m, 5).get({"input", "x"})));
+  EXPECT_FALSE(at::equal(td.get({"input", "x"}), makeExampleInputs(m, 6).get({"input", "x"})));
+}
+
+TEST(ModelFile, PlainArchiveUsesForwardArgumentNames) {
+  const ModelFile m = loadModelFile(fixture("plain.pt"));
+  EXPECT_FALSE(m.hasTensorDictMetadata);
+  EXPECT_EQ(m.module->inKeys(), (std::vector<NestedKey>{"x"}));
+  EXPECT_EQ(m.module->outKeys(), (std::vector<NestedKey>{"output"}));
+}
+
+TEST_F(TempDir, UnreadableFilesGiveSpecificErrors) {
+  EXPECT_NE(loadError((dir_ / "missing.pt").string()).find("no such file"), std::string::npos);
+  EXPECT_NE(loadError(dir_.string()).find("is a directory"), std::string::npos);
+  EXPECT_NE(loadError(write("empty.pt", "")).find("the file is empty"), std::string::npos);
+  EXPECT_NE(loadError(write("text.pt", "hello world")).find("not a TorchScript archive"), std::string::npos);
+  // A truncated archive: the zip's central directory is missing.
+  std::ifstream in(fixture("seed_module.pt"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string msg = loadError(write("truncated.pt", bytes.substr(0, bytes.size() / 2)));
+  EXPECT_NE(msg.find("cannot load as TorchScript"), std::string::npos) << msg;
+}
+
+TEST(ModelFile, MetadataErrorsNameTheField) {
+  EXPECT_NE(metadataError("{").find("m.pt: tensordict.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(metadataError("[]").find("top level: expected an object"), std::string::npos);
+  EXPECT_NE(metadataError(R"({"format": "x", "version": 1})").find("format: expected \"tdfx.tensordict\""),
+            std::string::npos);
+  const std::string newer = metadataError(R"({"format": "tdfx.tensordict", "version": 7, "module": {}})");
+  EXPECT_NE(newer.find("version 7 is newer than this tdfx supports (1)"), std::string::npos) << newer;
+  EXPECT_NE(metadataError(R"({"format": "tdfx.tensordict", "version": 1})").find("missing \"module\""),
+            std::string::npos);
+  const std::string kind = metadataError(R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "loop"}})");
+  EXPECT_NE(kind.find("module.kind: unknown kind \"loop\""), std::string::npos) << kind;
+  const std::string path = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "module", "path": "0.modle", "in_keys": ["x"], "out_keys": ["y"]}})");
+  EXPECT_NE(path.find("module: path \"0.modle\": '0' has no submodule 'modle' (submodules: module)"), std::string::npos)
+      << path;
+  const std::string key = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "sequential", "modules": [{"kind": "module", "path": "1.module", "in_keys": [3], "out_keys": ["y"]}]}})");
+  EXPECT_NE(key.find("module.modules[0].in_keys[0]: expected a key"), std::string::npos) << key;
+  const std::string arity = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "module", "path": "1.module", "in_keys": ["x"], "out_keys": ["y"]}})");
+  EXPECT_NE(arity.find("forward(x, mask) takes 2 inputs but in_keys has 1"), std::string::npos) << arity;
+  const std::string shape = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "module", "path": "1.module", "in_keys": ["x", "m"], "out_keys": ["y"]}, "example_inputs": [{"key": "x", "shape": [2, -1]}]})");
+  EXPECT_NE(shape.find("example_inputs[0].shape: expected a list of non-negative integers"), std::string::npos) << shape;
+  const std::string dtype = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "module", "path": "1.module", "in_keys": ["x", "m"], "out_keys": ["y"]}, "example_inputs": [{"key": "x", "shape": [2], "dtype": "float33"}]})");
+  EXPECT_NE(dtype.find("example_inputs[0].dtype: unknown dtype \"float33\""), std::string::npos) << dtype;
+  const std::string selected = metadataError(
+      R"({"format": "tdfx.tensordict", "version": 1, "module": {"kind": "sequential", "out_keys": ["nope"], "modules": [{"kind": "module", "path": "1.module", "in_keys": ["x", "m"], "out_keys": ["y"]}]}})");
+  EXPECT_NE(selected.find("selected out key 'nope' is not written"), std::string::npos) << selected;
+}
+
+TEST(Dtype, ParsesAndPrintsNames) {
+  EXPECT_EQ(parseDtype("float32"), c10::kFloat);
+  EXPECT_EQ(parseDtype("int64"), c10::kLong);
+  EXPECT_EQ(parseDtype("bool"), c10::kBool);
+  EXPECT_EQ(dtypeToString(c10::kHalf), "float16");
+  EXPECT_EQ(dtypeRepr(c10::kDouble), "torch.float64");
+  EXPECT_THROW(parseDtype("f32"), Error);
+}
+
+}  // namespace
+}  // namespace tdfx

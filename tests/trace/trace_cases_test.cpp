@@ -1,0 +1,129 @@
+// Tracing beyond the seed: nesting, key wiring, odd keys, defaults, the Python tool's faults.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tdfx/error.h"
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+
+GraphModule traceFixture(const std::string& name) { return symbolicTrace(*loadModelFile(fixture(name)).module); }
+
+/// Compiles `code` with the Python interpreter that ships torch: the generated code must be Python.
+::testing::AssertionResult isValidPython(const std::string& code) {
+  const auto path = std::filesystem::temp_directory_path() / ("tdfx-code-" + std::to_string(::getpid()) + ".py");
+  std::ofstream(path) << code;
+  const std::string cmd = "/usr/bin/python3 -c \"import sys; compile(open(sys.argv[1], encoding='utf-8').read(), "
+                          "'generated', 'exec')\" " + path.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::filesystem::remove(path);
+  if (rc == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "python3 could not compile:\n" << code;
+}
+
+TEST(TraceCases, NestedSequentialRepeatsPrefixes) {
+  const GraphModule gm = traceFixture("nested_sequential.pt");
+  EXPECT_EQ(gm.graphText(),
+            "graph():\n"
+            "    %tensordict : [#users=1] = placeholder[target=tensordict]\n"
+            "    %getitem : [#users=2] = call_function[target=operator.getitem](args = (%tensordict, (in, x)), kwargs = {})\n"
+            "    %_0__0_fc : [#users=1] = call_module[target=0.module.0.module.fc](args = (%getitem,), kwargs = {})\n"
+            "    %relu : [#users=1] = call_function[target=torch.relu](args = (%_0__0_fc,), kwargs = {})\n"
+            "    %_0__0_fc_1 : [#users=2] = call_module[target=0.module.0.module.fc](args = (%relu,), kwargs = {})\n"
+            "    %_0__1_fc : [#users=1] = call_module[target=0.module.1.module.fc](args = (%_0__0_fc_1,), kwargs = {})\n"
+            "    %tanh : [#users=2] = call_function[target=torch.tanh](args = (%_0__1_fc,), kwargs = {})\n"
+            "    %add : [#users=1] = call_function[target=operator.add](args = (%tanh, %getitem), kwargs = {})\n"
+            "    return (_0__0_fc_1, tanh, add)");
+  EXPECT_NE(gm.code().text.find("_0__0_fc = getattr(getattr(self, \"0\").module, \"0\").module.fc(getitem)\n"),
+            std::string::npos);
+  EXPECT_EQ(gm.outKeys(), (std::vector<NestedKey>{{"mid", "h"}, {"mid", "g"}, "out"}));
+}
+
+TEST(TraceCases, KeyReadByTwoLaterModulesIsWiredOnce) {
+  const GraphModule gm = traceFixture("shared_read.pt");
+  // h (the Linear's output) feeds relu, mul and add; the input key is read once.
+  const Node* linear = gm.graph().findNode("linear");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->users().size(), 4u);  // relu, mul, add, output
+  int reads = 0;
+  for (const auto& n : gm.graph().nodes()) reads += n->meta().tensordictKey.has_value();
+  EXPECT_EQ(reads, 1);
+}
+
+TEST(TraceCases, RepeatedInKeyReadsOnce) {
+  const GraphModule gm = traceFixture("repeated_in_key.pt");
+  EXPECT_NE(gm.graphText().find("%mul : [#users=1] = call_function[target=operator.mul](args = (%getitem, %getitem)"),
+            std::string::npos);
+  EXPECT_EQ(gm.graph().findNode("getitem_1"), nullptr);
+}
+
+TEST(TraceCases, OddKeysStillGiveValidPython) {
+  const GraphModule gm = traceFixture("weird_keys.pt");
+  EXPECT_NE(gm.code().text.find("getitem = tensordict[('in put', 'it\\'s \"q\"')];  tensordict = None"),
+            std::string::npos)
+      << gm.code().text;
+  EXPECT_NE(gm.graphText().find("(args = (%tensordict, (in put, it's \"q\")), kwargs = {})"), std::string::npos);
+  EXPECT_TRUE(isValidPython(gm.code().text));
+  EXPECT_EQ(gm.outKeys(), (std::vector<NestedKey>{"ключ ü", {"a\\b", "tab\there"}}));
+}
+
+TEST(TraceCases, EveryFixtureGivesValidPython) {
+  for (const char* name : {"seed_module.pt", "seed_sequential.pt", "nested_sequential.pt", "ops.pt",
+                           "rewrite_key.pt", "dedup_nested.pt", "default_arg.pt", "plain.pt"})
+    EXPECT_TRUE(isValidPython(traceFixture(name).code().text)) << name;
+}
+
+TEST(TraceCases, ReadAndRewriteTheSameKey) {
+  const GraphModule gm = traceFixture("rewrite_key.pt");
+  // x -> x*2 -> y = x*3 -> x = x + y: the last write of each key is returned, in first-write order.
+  EXPECT_NE(gm.graphText().find("return (add, mul_1)"), std::string::npos) << gm.graphText();
+  EXPECT_EQ(gm.outKeys(), (std::vector<NestedKey>{"x", "y"}));
+}
+
+TEST(TraceCases, DefaultArgumentsFoldIntoArgs) {
+  const GraphModule gm = traceFixture("default_arg.pt");
+  EXPECT_NE(gm.code().text.find("mul = getitem * 2.0;  getitem = None\n    add = mul + 1;  mul = None\n"),
+            std::string::npos)
+      << gm.code().text;
+}
+
+TEST(TraceCases, DeduplicatedNestedOutKeysAreWiredByKey) {
+  // fx-format.md fault 2: the inner sequential writes a, b, a; a - b must use the LAST a.
+  const GraphModule gm = traceFixture("dedup_nested.pt");
+  EXPECT_NE(gm.graphText().find("%sub : [#users=1] = call_function[target=operator.sub](args = (%mul_2, %mul_1)"),
+            std::string::npos)
+      << gm.graphText();
+  EXPECT_EQ(gm.outKeys(), (std::vector<NestedKey>{"a", "b", "c"}));
+}
+
+TEST(TraceCases, MethodsFunctionsVarargsAndMultipleOutputs) {
+  const GraphModule gm = traceFixture("ops.pt");
+  const std::string& code = gm.code().text;
+  for (const char* line : {"relu = torch.nn.functional.relu(proj);  proj = None\n",
+                           "view = relu.view(4, -1);  relu = None\n", "mul = view * 0.5\n",
+                           "cat = torch.cat([view, mul], dim = 1);  view = mul = None\n",
+                           "max_1 = torch.max(cat, 1)\n", "getitem_1 = max_1[0]\n",
+                           "getitem_2 = max_1[1];  max_1 = None\n", "permute = cat.permute(1, 0);  cat = None\n",
+                           "contiguous = permute.contiguous();  permute = None\n",
+                           "act = self.act(contiguous);  contiguous = None\n",
+                           "sum_1 = act.sum(0, keepdim = True);  act = None\n", "sub = sum_1 - 1;  sum_1 = None\n",
+                           "to = getitem_2.to(torch.float32);  getitem_2 = None\n"})
+    EXPECT_NE(code.find(line), std::string::npos) << "missing: " << line << "\nin:\n" << code;
+  EXPECT_EQ(gm.graph().findNode("act")->meta().moduleType, "torch.nn.modules.activation.GELU");
+}
+
+TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {
+  const GraphModule gm = traceFixture("one_output.pt");
+  EXPECT_NE(gm.graphText().find("\n    return linear"), std::string::npos) << gm.graphText();
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -1,37 +1,88 @@
-// tdfx-cli: headless tracing of TensorDict model files.
+// tdfx-cli: headless tracing and verification of TensorDict model files.
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "tdfx/error.h"
+#include "tdfx/ir/graph_printer.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
 
 namespace {
 
-int runTrace(const std::string& modelPath, bool showGraph, bool showCode) {
-  const tdfx::ModelFile model = tdfx::loadModelFile(modelPath);
-  const tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
-  if (!showGraph && !showCode) showGraph = showCode = true;
-  if (showGraph) std::cout << gm.graphText() << "\n";
-  if (showCode) std::cout << gm.code().text;
+std::vector<tdfx::InputSpec> parseInputs(const std::vector<std::string>& flags) {
+  std::vector<tdfx::InputSpec> specs;
+  for (const auto& f : flags) specs.push_back(tdfx::parseInputSpec(f));
+  return specs;
+}
+
+struct TraceOptions {
+  std::string model;
+  bool graph = false, code = false, shapes = false;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+};
+
+int runTrace(const TraceOptions& o) {
+  const tdfx::ModelFile model = tdfx::loadModelFile(o.model);
+  tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+  const bool both = !o.graph && !o.code;
+  if (o.shapes) {
+    tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(o.inputs), o.seed);
+    tdfx::TensorDict out;
+    gm.forwardAndRecordShapes(td, &out);
+  }
+  if (o.graph || both) std::cout << (o.shapes ? tdfx::printGraphWithShapes(gm.graph()) : gm.graphText()) << "\n";
+  if (o.code || both) std::cout << gm.code().text;
   return 0;
+}
+
+struct VerifyFlags {
+  std::string model;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  double atol = 0.0, rtol = 0.0;
+  bool json = false;
+};
+
+int runVerify(const VerifyFlags& f) {
+  const tdfx::ModelFile model = tdfx::loadModelFile(f.model);
+  const tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+  const tdfx::TensorDict inputs = tdfx::verificationInputs(model, parseInputs(f.inputs), f.seed);
+  const tdfx::VerifyReport report = tdfx::verify(*model.module, gm, inputs, {f.atol, f.rtol});
+  std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::formatReport(report));
+  return report.passed() ? 0 : 3;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"tdfx-cli: trace PyTorch TensorDict modules saved as TorchScript into FX graphs"};
+  CLI::App app{"tdfx-cli: trace PyTorch TensorDict modules saved as TorchScript into FX graphs, and verify them"};
   app.set_version_flag("--version", std::string("tdfx-cli ") + TDFX_VERSION);
   app.require_subcommand(1);
 
-  std::string model;
-  bool graph = false, code = false;
+  TraceOptions t;
   auto* trace = app.add_subcommand("trace", "Print the traced FX graph and/or the generated Python code");
-  trace->add_option("MODEL", model, "TorchScript archive (.pt), with or without tensordict.json")->required();
-  trace->add_flag("--graph", graph, "Print the graph (print(graph_module.graph))");
-  trace->add_flag("--code", code, "Print the generated code (graph_module.code)");
+  trace->add_option("MODEL", t.model, "TorchScript archive (.pt), with or without tensordict.json")->required();
+  trace->add_flag("--graph", t.graph, "Print the graph (print(graph_module.graph))");
+  trace->add_flag("--code", t.code, "Print the generated code (graph_module.code)");
+  trace->add_flag("--shapes", t.shapes, "Run the graph once and show each node's output shapes and dtypes");
+  trace->add_option("--input", t.inputs, "With --shapes: input KEY=SHAPE[:DTYPE], e.g. input.x=32x100:float32");
+  trace->add_option("--seed", t.seed, "With --shapes: seed for the random inputs");
+
+  VerifyFlags v;
+  auto* verify = app.add_subcommand("verify", "Run eager and traced on the same inputs and compare every out key");
+  verify->add_option("MODEL", v.model, "TorchScript archive (.pt)")->required();
+  verify->add_option("--input", v.inputs,
+                     "Input KEY=SHAPE[:DTYPE] (key parts joined by '.'), e.g. input.x=2x3x224x224:float32; "
+                     "overrides the file's example_inputs");
+  verify->add_option("--seed", v.seed, "Seed for the random inputs (default 0)");
+  verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
+  verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
+  verify->add_flag("--json", v.json, "Print the report as JSON");
 
   try {
     app.parse(argc, argv);
@@ -39,7 +90,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (app.got_subcommand(trace)) return runTrace(model, graph, code);
+    if (app.got_subcommand(trace)) return runTrace(t);
+    if (app.got_subcommand(verify)) return runVerify(v);
   } catch (const tdfx::Error& e) {
     std::cerr << "tdfx-cli: error: " << e.what() << "\n";
     return 1;

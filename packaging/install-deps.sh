@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ninja-build
   libtorch-dev
+  # Debian's LibTorch calls the system BLAS; the reference libblas makes a ViT forward ~20x slower.
+  libopenblas0-pthread
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgraphviz-dev graphviz

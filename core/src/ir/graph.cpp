@@ -1,5 +1,6 @@
 #include "tdfx/ir/graph.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "tdfx/util/python_repr.h"
@@ -111,6 +112,20 @@ Node* Graph::outputNode() const {
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
     if ((*it)->op() == OpKind::Output) return it->get();
   return nullptr;
+}
+
+void Graph::truncate(size_t size) {
+  while (nodes_.size() > size) {
+    Node* node = nodes_.back().get();
+    const auto dropUser = [node](Node* used) {
+      auto& users = used->users_;
+      users.erase(std::remove(users.begin(), users.end(), node), users.end());
+    };
+    for (const Argument& a : node->args_) forEachNode(a, dropUser);
+    for (const auto& kv : node->kwargs_) forEachNode(kv.second, dropUser);
+    names_.release(node->name_);
+    nodes_.pop_back();
+  }
 }
 
 Node* Graph::findNode(const std::string& name) const {

@@ -1,5 +1,7 @@
 #include "tdfx/ir/graph_printer.h"
 
+#include "tdfx/util/dtype.h"
+
 namespace tdfx {
 
 std::string printedTarget(const Node& node) { return node.target(); }
@@ -31,6 +33,28 @@ std::string formatNode(const Node& node) {
 std::string printGraph(const Graph& graph) {
   std::string out = "graph():";
   for (const auto& node : graph.nodes()) out += "\n    " + formatNode(*node);
+  return out;
+}
+
+}  // namespace tdfx
+
+namespace tdfx {
+
+std::string formatTensorMeta(const TensorMeta& meta) {
+  std::string s = dtypeToString(meta.dtype) + "[";
+  for (size_t i = 0; i < meta.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(meta.shape[i]);
+  return s + "]";
+}
+
+std::string printGraphWithShapes(const Graph& graph) {
+  std::string out = "graph():";
+  for (const auto& node : graph.nodes()) {
+    out += "\n    " + formatNode(*node);
+    const auto& outputs = node->meta().outputs;
+    if (outputs.empty() || node->op() == OpKind::Output) continue;
+    out += "  # ";
+    for (size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + formatTensorMeta(outputs[i]);
+  }
   return out;
 }
 

@@ -61,10 +61,14 @@ void recordShapes(Node& node, const c10::IValue& value) {
 
 }  // namespace
 
-void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta) const {
+void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta, const std::vector<const Node*>* capture,
+                      std::vector<c10::IValue>* captured) const {
   torch::NoGradGuard noGrad;
   const auto& nodes = traced_.graph->nodes();
   std::vector<c10::IValue> env(nodes.size());
+  std::vector<bool> keep(nodes.size(), false);
+  if (capture)
+    for (const Node* n : *capture) keep.at(n->index()) = true;
 
   std::function<c10::IValue(const KernelInput&)> evalInput = [&](const KernelInput& in) -> c10::IValue {
     switch (in.kind) {
@@ -141,7 +145,12 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta) c
       throw RuntimeError("running " + describe(node) + " failed: " + e.what());
     }
     // Free values after their last use, like the `x = None` lines of FX code.
-    for (size_t used : freeAfter_[i]) env[used] = c10::IValue();
+    for (size_t used : freeAfter_[i])
+      if (!keep[used]) env[used] = c10::IValue();
+  }
+  if (captured) {
+    captured->clear();
+    for (const Node* n : *capture) captured->push_back(env[n->index()]);
   }
 
   const auto& keys = traced_.outKeys;
@@ -158,6 +167,13 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta) c
 }
 
 void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { run(td, tdOut, false); }
+
+std::vector<c10::IValue> GraphModule::forwardCapturing(TensorDict& td, TensorDict* tdOut,
+                                                      const std::vector<const Node*>& nodes) const {
+  std::vector<c10::IValue> values;
+  run(td, tdOut, false, &nodes, &values);
+  return values;
+}
 
 void GraphModule::forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut) { run(td, tdOut, true); }
 

@@ -1,5 +1,6 @@
 #include "module_tracer.h"
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 #include <unordered_map>
@@ -72,25 +73,21 @@ bool mayHoldTensor(const c10::TypePtr& t) {
 }
 }  // namespace
 
-struct ModuleTracer::Frame {
-  ModuleRef scope;
-  int depth = 0;
-  std::unordered_map<const jit::Value*, SymValue> env;
-
-  const SymValue& get(const jit::Value* v) const {
-    auto it = env.find(v);
-    if (it == env.end()) throw TraceError("internal error: TorchScript value %" + v->debugName() + " used before definition");
-    return it->second;
-  }
-};
-
 void ModuleTracer::fail(jit::Node* node, const Frame& frame, const std::string& what) const {
+  throw TraceError(failureMessage(node, frame, what));
+}
+
+void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const std::string& what) const {
+  throw DataDependentError(failureMessage(node, frame, what));
+}
+
+std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
   std::string where = frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'";
   const auto& range = node->sourceRange();
   auto original = range.findSourceRangeThatGenerated();
   const jit::SourceRange& r = original ? *original : range;
   if (auto flc = r.file_line_col()) where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
-  throw TraceError("cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what);
+  return "cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what;
 }
 
 std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::vector<SymValue> inputs) {
@@ -146,6 +143,16 @@ void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta)
   }
 }
 
+Node* ModuleTracer::createGetItem(Node* container, int64_t index) {
+  // Runs without a kernel: the runtime indexes the tuple or list itself.
+  Node* item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(container), Argument(index)});
+  item->meta().modulePath = container->meta().modulePath;
+  item->meta().moduleType = container->meta().moduleType;
+  item->meta().sourceFile = container->meta().sourceFile;
+  item->meta().sourceLine = container->meta().sourceLine;
+  return item;
+}
+
 void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
   if (numOutputs == 1) {
     frame.env[node->output()] = SymValue::ofNode(fxNode);
@@ -154,11 +161,7 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
   // A multi-output operator yields a tuple; each output is read with operator.getitem, as FX does
   // when Python unpacks `a, b = torch.max(x, 1)`.
   for (size_t i = 0; i < numOutputs; ++i) {
-    Node* item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(fxNode), Argument(int64_t(i))});
-    item->meta() = NodeMeta{};
-    item->meta().modulePath = fxNode->meta().modulePath;
-    item->meta().moduleType = fxNode->meta().moduleType;
-    frame.env[node->outputs()[i]] = SymValue::ofNode(item);
+    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
   }
 }
 
@@ -181,16 +184,8 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
   if (kind == c10::prim::GetAttr) return convertGetAttr(node, frame);
   if (kind == c10::prim::CallMethod) return convertCallMethod(node, frame);
   if (kind == c10::prim::CallFunction) return convertCallFunction(node, frame);
-  if (kind == c10::prim::If) {
-    const SymValue& cond = frame.get(node->input(0));
-    if (!cond.constant || !cond.constant->isBool())
-      fail(node, frame, "the condition depends on tensor data; data-dependent control flow is not supported yet");
-    jit::Block* taken = node->blocks()[cond.constant->toBool() ? 0 : 1];
-    convertBlock(taken, frame);
-    for (size_t i = 0; i < node->outputs().size(); ++i) frame.env[node->outputs()[i]] = frame.get(taken->outputs()[i]);
-    return;
-  }
-  if (kind == c10::prim::Loop) fail(node, frame, "loops are not supported yet");
+  if (kind == c10::prim::If) return convertIf(node, frame);
+  if (kind == c10::prim::Loop) return convertLoop(node, frame);
   if (kind == c10::prim::RaiseException)
     fail(node, frame, "this code path always raises an exception for the module's configuration");
   if (kind == c10::prim::unchecked_cast || kind == c10::aten::_unwrap_optional) {
@@ -202,53 +197,16 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
     return;
   }
   if (kind == c10::prim::SetAttr) fail(node, frame, "modules that assign attributes in forward are not supported");
-  if ((kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack)) {
-    const SymValue& in = frame.get(node->input(0));
-    if (const auto* items = in.arg.items(); items && !in.arg.isNode() && in.input.kind != KernelInput::Kind::Constant &&
-                                            items->size() == node->outputs().size()) {
-      for (size_t i = 0; i < items->size(); ++i) {
-        SymValue item;
-        item.arg = (*items)[i];
-        item.input = in.input.items[i];
-        frame.env[node->outputs()[i]] = item;
-      }
-      return;
-    }
+  if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) return convertUnpack(node, frame);
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) return convertConstruct(node, frame);
+  static const c10::Symbol listMutations[] = {
+      c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
+      c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove")};
+  if (std::find(std::begin(listMutations), std::end(listMutations), kind) != std::end(listMutations)) {
+    if (convertListMutation(node, frame)) return;
   }
-  if (kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__) {
-    const SymValue& in = frame.get(node->input(0));
-    const SymValue& idx = frame.get(node->input(1));
-    if (in.input.kind == KernelInput::Kind::List || in.input.kind == KernelInput::Kind::Tuple) {
-      if (idx.constant && idx.constant->isInt()) {
-        int64_t i = idx.constant->toInt();
-        const int64_t n = static_cast<int64_t>(in.input.items.size());
-        if (i < 0) i += n;
-        if (i < 0 || i >= n) fail(node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
-        SymValue item;
-        item.arg = (*in.arg.items())[i];
-        item.input = in.input.items[i];
-        frame.env[node->output()] = item;
-        return;
-      }
-    }
-  }
-  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) {
-    if (tryFold(node, frame)) return;
-    SymValue out;
-    const bool isList = kind == c10::prim::ListConstruct;
-    out.input.kind = isList ? KernelInput::Kind::List : KernelInput::Kind::Tuple;
-    if (isList) out.input.elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
-    std::vector<Argument> items;
-    for (const jit::Value* v : node->inputs()) {
-      const SymValue& s = frame.get(v);
-      if (s.kind == SymValue::Kind::Module) fail(node, frame, "lists of modules are not supported");
-      items.push_back(s.arg);
-      out.input.items.push_back(s.input);
-    }
-    if (isList) out.arg = Argument(ArgumentList{std::move(items)});
-    else out.arg = Argument(ArgumentTuple{std::move(items)});
-    frame.env[node->output()] = std::move(out);
-    return;
+  if (kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__ || kind == c10::aten::len) {
+    if (convertContainerRead(node, frame)) return;
   }
   if (kind == c10::aten::__is__ || kind == c10::aten::__isnot__) {
     // `x is None` on a value whose static type cannot be None folds to a constant.
@@ -322,33 +280,56 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
   if (methodName == "forward" && isLeafModule(target.module) && !target.path.empty()) {
-    std::vector<Argument> fxArgs;
-    auto kernel = std::make_shared<Kernel>();
-    for (const SymValue& a : args) {
-      fxArgs.push_back(a.arg);
-      kernel->inputs.push_back(a.input);
-    }
-    Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs));
-    describeSource(node, frame, fx->meta());
-    fx->meta().modulePath = target.path;
-    fx->meta().moduleType = pythonTypeName(target.module.type());
-    kernel->description = fx->meta().moduleType + ".forward";
-    const size_t n = args.size();
-    jit::Module module = target.module;
-    kernel->run = [module, n](jit::Stack& stack) {
-      std::vector<c10::IValue> inputs(std::make_move_iterator(stack.end() - n), std::make_move_iterator(stack.end()));
-      stack.erase(stack.end() - n, stack.end());
-      stack.push_back(module.get_method("forward")(std::move(inputs)));
-    };
-    fx->setKernel(std::move(kernel));
-    setOutputs(node, fx, 1, frame);
+    setOutputs(node, createLeafCall(node, frame, target, args), 1, frame);
     return;
   }
   auto method = target.module.find_method(methodName);
   if (!method) fail(node, frame, "module '" + target.path + "' has no method '" + methodName + "'");
-  args.insert(args.begin(), self);
-  auto outputs = inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(args), target, frame.depth + 1);
-  for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
+  std::vector<SymValue> callArgs = args;
+  callArgs.insert(callArgs.begin(), self);
+  // Undo state for the fallback below.
+  const size_t mark = graph_.size();
+  const auto attrNodes = attrNodes_;
+  const int tensorConstants = tensorConstants_;
+  try {
+    auto outputs =
+        inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1);
+    for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
+  } catch (const DataDependentError& e) {
+    // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
+    // as one call_module node, and say why in its metadata.
+    if (methodName != "forward" || target.path.empty()) throw;
+    graph_.truncate(mark);
+    attrNodes_ = attrNodes;
+    tensorConstants_ = tensorConstants;
+    Node* fx = createLeafCall(node, frame, target, args);
+    fx->meta().leafReason = e.what();
+    setOutputs(node, fx, 1, frame);
+  }
+}
+
+Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRef& target,
+                                   const std::vector<SymValue>& args) {
+  std::vector<Argument> fxArgs;
+  auto kernel = std::make_shared<Kernel>();
+  for (const SymValue& a : args) {
+    fxArgs.push_back(a.arg);
+    kernel->inputs.push_back(a.input);
+  }
+  Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs));
+  describeSource(node, frame, fx->meta());
+  fx->meta().modulePath = target.path;
+  fx->meta().moduleType = pythonTypeName(target.module.type());
+  kernel->description = fx->meta().moduleType + ".forward";
+  const size_t n = args.size();
+  jit::Module module = target.module;
+  kernel->run = [module, n](jit::Stack& stack) {
+    std::vector<c10::IValue> inputs(std::make_move_iterator(stack.end() - n), std::make_move_iterator(stack.end()));
+    stack.erase(stack.end() - n, stack.end());
+    stack.push_back(module.get_method("forward")(std::move(inputs)));
+  };
+  fx->setKernel(std::move(kernel));
+  return fx;
 }
 
 void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
@@ -405,8 +386,24 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   setOutputs(node, fx, node->outputs().size(), frame);
 }
 
+namespace {
+// The node's implementation, or nothing when no operator is registered for it.
+std::optional<jit::Operation> operationOf(const jit::Node* node) {
+  try {
+    return node->getOperation();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+// Vararg operators (aten::format) expect the interpreter to push their input count last.
+bool isVararg(const jit::Node* node) {
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema && schema->is_vararg();
+}
+}  // namespace
+
 bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
-  if (node->hasSideEffects() || node->isNondeterministic() || !node->maybeOperator()) return false;
+  if (node->hasSideEffects() || node->isNondeterministic()) return false;
   for (const jit::Value* out : node->outputs())
     if (mayHoldTensor(out->type())) return false;
   jit::Stack stack;
@@ -415,8 +412,11 @@ bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
     if (!s.constant || s.constant->isTensor()) return false;
     stack.push_back(*s.constant);
   }
+  if (isVararg(node)) stack.emplace_back(static_cast<int64_t>(node->inputs().size()));
+  auto op = operationOf(node);
+  if (!op) return false;
   try {
-    node->getOperation()(stack);
+    (*op)(stack);
   } catch (const std::exception&) {
     return false;  // leave it to run time, where the error names the node
   }
@@ -431,7 +431,8 @@ bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
 void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   if (tryFold(node, frame)) return;
   const c10::FunctionSchema* schema = node->maybeSchema();
-  if (!node->maybeOperator()) fail(node, frame, "no operator implementation is registered for this node");
+  auto op = operationOf(node);
+  if (!op) fail(node, frame, "no operator implementation is registered for this node");
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
   auto kernel = std::make_shared<Kernel>();
@@ -457,7 +458,8 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   }
   kernel->description = fx->meta().schema;
   kernel->numOutputs = node->outputs().size();
-  kernel->run = node->getOperation();
+  if (isVararg(node)) kernel->inputs.push_back(KernelInput::ofConstant(static_cast<int64_t>(node->inputs().size())));
+  kernel->run = std::move(*op);
   fx->setKernel(std::move(kernel));
   setOutputs(node, fx, node->outputs().size(), frame);
 }

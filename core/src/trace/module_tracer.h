@@ -1,11 +1,13 @@
 #pragma once
 // Converting a TorchScript method into FX nodes without running it.
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
 #include <torch/csrc/jit/api/module.h>
 
+#include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
 #include "tdfx/ir/kernel.h"
 
@@ -39,6 +41,13 @@ std::string pythonTypeName(const c10::ClassTypePtr& type);
 /// Whether a module is a leaf for tracing: a torch.nn module other than the containers.
 bool isLeafModule(const torch::jit::Module& module);
 
+/// Raised for control flow that depends on tensor data: the tracer catches it at the nearest
+/// submodule call and keeps that submodule as a leaf instead.
+class DataDependentError : public TraceError {
+ public:
+  using TraceError::TraceError;
+};
+
 /// Converts TorchScript graphs into nodes of one FX graph. Non-leaf submodule calls, methods and
 /// user functions are inlined; torch.nn leaf modules become call_module nodes.
 class ModuleTracer {
@@ -49,7 +58,13 @@ class ModuleTracer {
   std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
 
  private:
-  struct Frame;
+  /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
+  struct Frame {
+    ModuleRef scope;
+    int depth = 0;
+    std::unordered_map<const torch::jit::Value*, SymValue> env;
+    const SymValue& get(const torch::jit::Value* v) const;
+  };
   std::vector<SymValue> inlineGraph(torch::jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
                                     int depth);
   void convertBlock(torch::jit::Block* block, Frame& frame);
@@ -62,7 +77,17 @@ class ModuleTracer {
   Node* tensorConstant(const at::Tensor& t, Frame& frame, torch::jit::Node* source);
   void setOutputs(torch::jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame);
   void describeSource(torch::jit::Node* node, Frame& frame, NodeMeta& meta) const;
+  void convertIf(torch::jit::Node* node, Frame& frame);
+  void convertLoop(torch::jit::Node* node, Frame& frame);
+  void convertUnpack(torch::jit::Node* node, Frame& frame);
+  void convertConstruct(torch::jit::Node* node, Frame& frame);
+  Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::vector<SymValue>& args);
+  Node* createGetItem(Node* container, int64_t index);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
+  bool convertContainerRead(torch::jit::Node* node, Frame& frame);
+  bool convertListMutation(torch::jit::Node* node, Frame& frame);
+  std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
+  [[noreturn]] void failDataDependent(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
 
   Graph& graph_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter

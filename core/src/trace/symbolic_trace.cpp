@@ -53,9 +53,17 @@ TracedGraph traceModule(const TensorDictModule& module) {
                      std::to_string(module.outKeys().size()) + " (" + keysToString(module.outKeys()) + ")");
   if (!result.arg.refersToNodes() && !items)
     throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
-  Node* out = graph->createNode(OpKind::Output, "output", {result.arg});
-  (void)out;
-  return TracedGraph{graph, module.outKeys()};
+  graph->createNode(OpKind::Output, "output", {result.arg});
+  TracedGraph traced{graph, module.outKeys(), {}};
+  const auto& keys = module.outKeys();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (isDiscardKey(keys[i])) continue;
+    if (items && !result.arg.isNode() && (*items)[i].isNode())
+      traced.writes.push_back({"", keys[i], (*items)[i].node(), -1});
+    else if (result.arg.isNode())
+      traced.writes.push_back({"", keys[i], result.arg.node(), keys.size() == 1 ? -1 : static_cast<int>(i)});
+  }
+  return traced;
 }
 
 // Copies traced sub-graphs into one graph, the way tensordict's _trace_tensordictsequential does.
@@ -78,6 +86,12 @@ class SequentialMerger {
       }
       if (node.op() == OpKind::Output) {
         recordOutputs(node, sub.outKeys, env);
+        for (const auto& w : sub.writes) {
+          auto it = env.find(w.node);
+          if (it == env.end()) continue;
+          writes_.push_back({std::to_string(index) + (w.module.empty() ? "" : "." + w.module), w.key, it->second,
+                             w.tupleIndex});
+        }
         continue;
       }
       const bool prefixed = node.op() == OpKind::CallModule || node.op() == OpKind::GetAttr;
@@ -103,7 +117,7 @@ class SequentialMerger {
       result.items.emplace_back(it->second);
     }
     graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
-    return TracedGraph{graph_, keys};
+    return TracedGraph{graph_, keys, writes_};
   }
 
  private:
@@ -174,6 +188,7 @@ class SequentialMerger {
   std::map<NestedKey, Node*> reads_;
   std::map<NestedKey, Node*> written_;
   std::vector<NestedKey> writeOrder_;
+  std::vector<TracedGraph::KeyWrite> writes_;
 };
 
 }  // namespace

@@ -16,6 +16,8 @@ class NameSpace {
   /// gets `_`), then appends `_1`, `_2`, ... while the name is taken, a keyword or a builtin.
   std::string create(const std::string& candidate);
   bool contains(const std::string& name) const { return used_.count(name) > 0; }
+  /// Makes `name` available again (used when nodes are erased).
+  void release(const std::string& name) { used_.erase(name); }
 
  private:
   std::map<std::string, int> used_;
@@ -43,6 +45,9 @@ class Graph {
   Node* outputNode() const;
   /// The node with `name`, or null.
   Node* findNode(const std::string& name) const;
+  /// Erases the nodes at positions >= `size` (newest first), releasing their names and their
+  /// entries in other nodes' users. Lets the tracer undo an attempt that could not be completed.
+  void truncate(size_t size);
 
  private:
   NameSpace names_;

@@ -9,6 +9,13 @@ namespace tdfx {
 /// "graph():\n    %name : [#users=N] = op[target=T](args = (...), kwargs = {...})\n    return ...".
 std::string printGraph(const Graph& graph);
 
+/// printGraph with each node's recorded output shapes appended as a comment:
+/// `%relu : [#users=1] = ...  # float32[32, 50]`. Nodes without recorded shapes print as usual.
+std::string printGraphWithShapes(const Graph& graph);
+
+/// "float32[32, 50]" for one recorded output.
+std::string formatTensorMeta(const TensorMeta& meta);
+
 /// FX's printed form of a node's target: module paths and method names as they are, Python
 /// operators as `operator.mul`, builtins as `builtins.getattr`, torch functions by qualified name.
 std::string printedTarget(const Node& node);

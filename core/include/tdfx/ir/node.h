@@ -36,6 +36,9 @@ struct NodeMeta {
   std::string sourceText;  ///< the user's Python text that generated the node
   std::string schema;      ///< the exact TorchScript operator schema the node executes
   std::optional<NestedKey> tensordictKey;  ///< key read (getitem nodes)
+  /// Why a submodule that FX would trace through was kept as one call_module node
+  /// (e.g. control flow that depends on tensor data); empty otherwise.
+  std::string leafReason;
   std::vector<TensorMeta> outputs;         ///< filled by a run
 };
 

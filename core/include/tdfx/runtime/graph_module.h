@@ -24,14 +24,19 @@ class GraphModule : public TensorDictModuleBase {
   /// Like forward, and records every node's output shapes and dtypes in its metadata.
   void forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut = nullptr);
 
+  /// Like forward, and returns the values the given nodes computed (for diagnosing differences).
+  std::vector<c10::IValue> forwardCapturing(TensorDict& td, TensorDict* tdOut, const std::vector<const Node*>& nodes) const;
+
   const Graph& graph() const { return *traced_.graph; }
+  const TracedGraph& traced() const { return traced_; }
   /// `print(graph_module.graph)`.
   std::string graphText() const;
   /// `graph_module.code`.
   const PythonCode& code() const { return code_; }
 
  private:
-  void run(TensorDict& td, TensorDict* tdOut, bool recordShapes) const;
+  void run(TensorDict& td, TensorDict* tdOut, bool recordShapes, const std::vector<const Node*>* capture = nullptr,
+           std::vector<c10::IValue>* captured = nullptr) const;
 
   TracedGraph traced_;
   std::vector<NestedKey> inKeys_;

@@ -14,6 +14,17 @@ namespace tdfx {
 struct TracedGraph {
   std::shared_ptr<Graph> graph;
   std::vector<NestedKey> outKeys;
+
+  /// Where each TensorDictModule's result for each of its out keys lives in the graph, in
+  /// execution order; lets verification compare the graph with the eager modules one module at a
+  /// time. `module` is the module's position ("" for a lone module, "1", "0.2" when nested).
+  struct KeyWrite {
+    std::string module;
+    NestedKey key;
+    Node* node = nullptr;
+    int tupleIndex = -1;  ///< >= 0 when `node` yields a tuple and the value is one element
+  };
+  std::vector<KeyWrite> writes;
 };
 
 /// Converts the module's TorchScript code to a graph without running it. Sequentials become one

@@ -1,0 +1,69 @@
+#pragma once
+// Verification: run the eager module and the traced graph on the same inputs and compare, key by
+// key. This is tdfx's promise that tracing is faithful.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
+
+namespace tdfx {
+
+/// Tolerances; both zero (the default) means outputs must be bitwise equal.
+struct VerifyOptions {
+  double atol = 0.0;
+  double rtol = 0.0;
+  bool bitwise() const { return atol == 0.0 && rtol == 0.0; }
+};
+
+/// How one out key compares.
+struct KeyComparison {
+  NestedKey key;
+  std::vector<int64_t> eagerShape, tracedShape;
+  std::string eagerDtype, tracedDtype;
+  double maxAbsDiff = 0.0;  ///< over positions where both values are finite
+  double maxRelDiff = 0.0;  ///< |a-b| / |a|, over positions where both are finite and a != 0
+  bool bitwiseEqual = false;
+  bool matches = false;     ///< bitwise equal, or within tolerance with NaN/Inf in the same places
+  int64_t eagerNaN = 0, tracedNaN = 0, eagerInf = 0, tracedInf = 0;
+  std::string problem;      ///< e.g. "missing from the traced output", "shapes differ"
+};
+
+/// The first place where the traced graph stops agreeing with the eager modules.
+struct Divergence {
+  std::string node;    ///< graph node holding the first differing value
+  std::string module;  ///< position of the TensorDictModule that wrote it ("" for a lone module)
+  NestedKey key;
+};
+
+struct VerifyReport {
+  std::vector<KeyComparison> keys;
+  double eagerSeconds = 0.0;
+  double tracedSeconds = 0.0;
+  VerifyOptions options;
+  std::optional<Divergence> divergence;
+  bool passed() const;
+};
+
+/// Builds the inputs: the file's example inputs, then `overrides` (replacing or adding keys), all
+/// drawn from a generator seeded with `seed`. Throws tdfx::Error naming every in key that has no
+/// shape, and the --input flag that would give one.
+TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed);
+
+/// Runs `eager` and `traced` on copies of `inputs` and compares every out key. When some key
+/// differs, runs both again module by module to find the first differing node.
+/// Throws tdfx::Error when either pass fails (e.g. wrong input shapes), naming the pass.
+VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
+                    const VerifyOptions& options = {});
+
+/// Human-readable table of the report.
+std::string formatReport(const VerifyReport& report);
+/// The report as JSON (one object; see docs/cli.md).
+std::string reportToJson(const VerifyReport& report);
+
+/// Parses `KEY=DIMxDIM...[:DTYPE]` (KEY parts separated by '.', e.g. `input.x=32x100:float32`).
+/// Throws tdfx::Error saying what part is malformed.
+InputSpec parseInputSpec(const std::string& text);
+
+}  // namespace tdfx

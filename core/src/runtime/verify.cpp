@@ -1,0 +1,278 @@
+#include "tdfx/runtime/verify.h"
+
+#include <chrono>
+#include <cstring>
+#include <iomanip>
+#include <sstream>
+
+#include <ATen/ATen.h>
+#include <nlohmann/json.hpp>
+
+#include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
+
+namespace tdfx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  const at::Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.numel() * ca.element_size()) == 0;
+}
+
+KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at::Tensor& traced,
+                         const VerifyOptions& options) {
+  KeyComparison c;
+  c.key = key;
+  c.eagerShape = eager.sizes().vec();
+  c.tracedShape = traced.sizes().vec();
+  c.eagerDtype = dtypeToString(eager.scalar_type());
+  c.tracedDtype = dtypeToString(traced.scalar_type());
+  if (c.eagerShape != c.tracedShape || eager.scalar_type() != traced.scalar_type()) {
+    c.problem = c.eagerShape != c.tracedShape ? "shapes differ" : "dtypes differ";
+    return c;
+  }
+  c.bitwiseEqual = bitwiseEqual(eager, traced);
+  const bool floating = at::isFloatingType(eager.scalar_type()) || at::isComplexType(eager.scalar_type());
+  at::Tensor a = eager.to(at::kDouble), b = traced.to(at::kDouble);
+  if (floating) {
+    c.eagerNaN = at::isnan(eager).sum().item<int64_t>();
+    c.tracedNaN = at::isnan(traced).sum().item<int64_t>();
+    c.eagerInf = at::isinf(eager).sum().item<int64_t>();
+    c.tracedInf = at::isinf(traced).sum().item<int64_t>();
+  }
+  const at::Tensor finite = at::isfinite(a).logical_and(at::isfinite(b));
+  if (finite.any().item<bool>()) {
+    const at::Tensor diff = (a - b).abs().masked_select(finite);
+    c.maxAbsDiff = diff.max().item<double>();
+    const at::Tensor denom = a.abs().masked_select(finite);
+    const at::Tensor nonzero = denom.ne(0);
+    if (nonzero.any().item<bool>())
+      c.maxRelDiff = (diff.masked_select(nonzero) / denom.masked_select(nonzero)).max().item<double>();
+  }
+  if (c.bitwiseEqual) {
+    c.matches = true;
+  } else if (!options.bitwise()) {
+    // NaN in the same places count as equal; infinities must agree exactly.
+    c.matches = at::isclose(a, b, options.rtol, options.atol, /*equal_nan=*/true).all().item<bool>();
+  } else if (floating) {
+    // Bitwise by default, except that NaNs with different payloads in the same places are equal.
+    const at::Tensor same = a.eq(b).logical_or(at::isnan(a).logical_and(at::isnan(b)));
+    c.matches = same.all().item<bool>();
+  }
+  return c;
+}
+
+// Eager values of every (module, key) write, in execution order, for a module tree.
+void eagerWrites(const TensorDictModuleBase& module, const std::string& path, TensorDict& td,
+                 std::vector<std::tuple<std::string, NestedKey, at::Tensor>>& out) {
+  if (const auto* seq = dynamic_cast<const TensorDictSequential*>(&module)) {
+    for (size_t i = 0; i < seq->modules().size(); ++i)
+      eagerWrites(*seq->modules()[i], path.empty() ? std::to_string(i) : path + "." + std::to_string(i), td, out);
+    return;
+  }
+  module.forward(td);
+  for (const NestedKey& key : module.outKeys())
+    if (!isDiscardKey(key)) out.emplace_back(path, key, td.get(key));
+}
+
+std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, const GraphModule& traced,
+                                         const TensorDict& inputs, const VerifyOptions& options) {
+  TensorDict eagerTd = inputs;
+  std::vector<std::tuple<std::string, NestedKey, at::Tensor>> expected;
+  eagerWrites(eager, "", eagerTd, expected);
+  const auto& writes = traced.traced().writes;
+  std::vector<const Node*> nodes;
+  for (const auto& w : writes) nodes.push_back(w.node);
+  TensorDict tracedTd = inputs, scratch;
+  const auto values = traced.forwardCapturing(tracedTd, &scratch, nodes);
+  for (size_t i = 0; i < writes.size() && i < expected.size(); ++i) {
+    const auto& w = writes[i];
+    c10::IValue v = values[i];
+    if (w.tupleIndex >= 0 && v.isTuple()) v = v.toTupleRef().elements().at(w.tupleIndex);
+    const auto& [module, key, tensor] = expected[i];
+    if (module != w.module || key != w.key) break;  // structures differ: no finer answer than the keys
+    if (!v.isTensor() || !compareKey(key, tensor, v.toTensor(), options).matches)
+      return Divergence{w.node->name(), w.module, w.key};
+  }
+  return std::nullopt;
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+}  // namespace
+
+bool VerifyReport::passed() const {
+  if (keys.empty()) return false;
+  for (const auto& k : keys)
+    if (!k.matches) return false;
+  return true;
+}
+
+InputSpec parseInputSpec(const std::string& text) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("--input \"" + text + "\": expected KEY=SHAPE[:DTYPE], e.g. input.x=32x100:float32");
+  InputSpec spec;
+  std::vector<std::string> parts;
+  const std::string key = text.substr(0, eq);
+  size_t start = 0;
+  while (true) {
+    const size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (parts.back().empty()) throw Error("--input \"" + text + "\": empty part in key \"" + key + "\"");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  spec.key = NestedKey(parts);
+  std::string shape = text.substr(eq + 1);
+  if (const size_t colon = shape.find(':'); colon != std::string::npos) {
+    spec.dtype = parseDtype(shape.substr(colon + 1));
+    shape = shape.substr(0, colon);
+  }
+  if (shape.empty() || shape == "scalar") return spec;
+  start = 0;
+  while (true) {
+    const size_t x = shape.find('x', start);
+    const std::string dim = shape.substr(start, x == std::string::npos ? std::string::npos : x - start);
+    if (dim.empty() || dim.find_first_not_of("0123456789") != std::string::npos || dim.size() > 12)
+      throw Error("--input \"" + text + "\": shape \"" + shape + "\" must be dimensions separated by 'x', e.g. 2x3x224x224");
+    spec.shape.push_back(std::stoll(dim));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  return spec;
+}
+
+TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed) {
+  ModelFile withInputs = model;
+  for (const InputSpec& o : overrides) {
+    bool replaced = false;
+    for (InputSpec& s : withInputs.exampleInputs)
+      if (s.key == o.key) s = o, replaced = true;
+    if (!replaced) withInputs.exampleInputs.push_back(o);
+  }
+  std::vector<NestedKey> missing;
+  for (const NestedKey& key : model.module->inKeys()) {
+    bool found = false;
+    for (const InputSpec& s : withInputs.exampleInputs) found = found || s.key == key;
+    if (!found) missing.push_back(key);
+  }
+  if (!missing.empty()) {
+    std::string flags;
+    for (const NestedKey& k : missing) {
+      std::string dotted;
+      for (const auto& p : k.parts()) dotted += (dotted.empty() ? "" : ".") + p;
+      flags += " --input " + dotted + "=SHAPE[:DTYPE]";
+    }
+    throw Error(model.path + ": no input shape for " + keysToString(missing) +
+                (model.hasTensorDictMetadata ? " in example_inputs" : " (a plain TorchScript archive has no example inputs)") +
+                "; give it with" + flags + " (e.g. 1x3x224x224:float32)");
+  }
+  // A plain archive has no batch size: take none, so any shape is accepted.
+  try {
+    return makeExampleInputs(withInputs, seed);
+  } catch (const KeyError& e) {
+    throw Error(std::string("input shapes do not fit the model's batch size: ") + e.what());
+  }
+}
+
+VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
+                    const VerifyOptions& options) {
+  VerifyReport report;
+  report.options = options;
+  TensorDict eagerIn = inputs, tracedIn = inputs, eagerOut, tracedOut;
+  auto start = Clock::now();
+  try {
+    eager.forward(eagerIn, &eagerOut);
+  } catch (const Error& e) {
+    throw Error(std::string("the eager module failed on these inputs: ") + e.what());
+  }
+  report.eagerSeconds = secondsSince(start);
+  start = Clock::now();
+  try {
+    traced.forward(tracedIn, &tracedOut);
+  } catch (const Error& e) {
+    throw Error(std::string("the traced graph failed on these inputs: ") + e.what());
+  }
+  report.tracedSeconds = secondsSince(start);
+  for (const NestedKey& key : eager.outKeys()) {
+    if (isDiscardKey(key)) continue;
+    if (!tracedOut.contains(key)) {
+      KeyComparison c;
+      c.key = key;
+      c.problem = "missing from the traced output";
+      report.keys.push_back(c);
+      continue;
+    }
+    report.keys.push_back(compareKey(key, eagerOut.get(key), tracedOut.get(key), options));
+  }
+  if (!report.passed()) report.divergence = findDivergence(eager, traced, inputs, options);
+  return report;
+}
+
+std::string formatReport(const VerifyReport& r) {
+  std::ostringstream s;
+  s << std::left << std::setw(28) << "key" << std::setw(20) << "shape" << std::setw(10) << "dtype" << std::setw(13)
+    << "max |a-b|" << std::setw(13) << "max rel" << std::setw(9) << "bitwise" << std::setw(10) << "NaN/Inf"
+    << "result\n";
+  for (const auto& k : r.keys) {
+    s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20) << shapeText(k.eagerShape) << std::setw(10)
+      << k.eagerDtype << std::setw(13) << std::setprecision(4) << k.maxAbsDiff << std::setw(13) << k.maxRelDiff
+      << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(10)
+      << (std::to_string(k.eagerNaN + k.tracedNaN) + "/" + std::to_string(k.eagerInf + k.tracedInf))
+      << (k.matches ? "ok" : "MISMATCH" + (k.problem.empty() ? std::string() : " (" + k.problem + ")")) << "\n";
+  }
+  s << std::fixed << std::setprecision(2) << "eager " << r.eagerSeconds * 1e3 << " ms, traced " << r.tracedSeconds * 1e3
+    << " ms; " << (r.options.bitwise() ? "bitwise comparison" : "tolerance atol=" + std::to_string(r.options.atol) +
+                                                                     " rtol=" + std::to_string(r.options.rtol))
+    << "\n";
+  if (r.divergence)
+    s << "first difference: node '" << r.divergence->node << "' writing key " << keyRepr(r.divergence->key)
+      << (r.divergence->module.empty() ? "" : " in module " + r.divergence->module) << "\n";
+  s << (r.passed() ? "PASSED: traced outputs match eager outputs\n" : "FAILED: traced outputs differ from eager outputs\n");
+  return s.str();
+}
+
+std::string reportToJson(const VerifyReport& r) {
+  nlohmann::json j;
+  j["passed"] = r.passed();
+  j["bitwise"] = r.options.bitwise();
+  j["atol"] = r.options.atol;
+  j["rtol"] = r.options.rtol;
+  j["eager_seconds"] = r.eagerSeconds;
+  j["traced_seconds"] = r.tracedSeconds;
+  j["keys"] = nlohmann::json::array();
+  for (const auto& k : r.keys) {
+    j["keys"].push_back({{"key", k.key.parts()},
+                         {"shape", k.eagerShape},
+                         {"traced_shape", k.tracedShape},
+                         {"dtype", k.eagerDtype},
+                         {"traced_dtype", k.tracedDtype},
+                         {"max_abs_diff", k.maxAbsDiff},
+                         {"max_rel_diff", k.maxRelDiff},
+                         {"bitwise_equal", k.bitwiseEqual},
+                         {"matches", k.matches},
+                         {"nan", {{"eager", k.eagerNaN}, {"traced", k.tracedNaN}}},
+                         {"inf", {{"eager", k.eagerInf}, {"traced", k.tracedInf}}},
+                         {"problem", k.problem}});
+  }
+  if (r.divergence)
+    j["first_divergence"] = {{"node", r.divergence->node}, {"module", r.divergence->module},
+                             {"key", r.divergence->key.parts()}};
+  else
+    j["first_divergence"] = nullptr;
+  return j.dump(2);
+}
+
+}  // namespace tdfx

@@ -1,0 +1,221 @@
+// The parts of ModuleTracer that flatten TorchScript structure: if / loop, tuples and lists.
+#include "module_tracer.h"
+
+#include "tdfx/ir/kernel.h"
+
+namespace tdfx::trace {
+
+namespace jit = torch::jit;
+
+namespace {
+
+constexpr int64_t kMaxUnrolledIterations = 100000;
+
+bool blockRaises(jit::Block* b) {
+  for (jit::Node* n : b->nodes())
+    if (n->kind() == c10::prim::RaiseException) return true;
+  return false;
+}
+
+bool blockIsEmpty(jit::Block* b) { return b->nodes().begin() == b->nodes().end(); }
+
+// The message of the first exception raised in `b`, when it is a constant.
+std::string raisedMessage(jit::Block* b) {
+  for (jit::Node* n : b->nodes()) {
+    if (n->kind() != c10::prim::RaiseException || n->inputs().empty()) continue;
+    if (auto v = jit::toIValue(n->input(0)); v && v->isString()) return v->toStringRef();
+  }
+  return "assertion failed";
+}
+
+bool isComposite(const SymValue& s) {
+  return s.input.kind == KernelInput::Kind::List || s.input.kind == KernelInput::Kind::Tuple;
+}
+
+SymValue itemOf(const SymValue& composite, size_t i) {
+  SymValue item;
+  item.arg = (*composite.arg.items())[i];
+  item.input = composite.input.items[i];
+  if (item.input.kind == KernelInput::Kind::Constant) item.constant = item.input.constant;
+  return item;
+}
+
+}  // namespace
+
+const SymValue& ModuleTracer::Frame::get(const jit::Value* v) const {
+  auto it = env.find(v);
+  if (it == env.end()) throw TraceError("internal error: TorchScript value %" + v->debugName() + " used before definition");
+  return it->second;
+}
+
+void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
+  const SymValue& cond = frame.get(node->input(0));
+  if (cond.constant && cond.constant->isBool()) {
+    jit::Block* taken = node->blocks()[cond.constant->toBool() ? 0 : 1];
+    convertBlock(taken, frame);
+    for (size_t i = 0; i < node->outputs().size(); ++i) frame.env[node->outputs()[i]] = frame.get(taken->outputs()[i]);
+    return;
+  }
+  jit::Block* thenBlock = node->blocks()[0];
+  jit::Block* elseBlock = node->blocks()[1];
+  const bool raisesWhenTrue = blockRaises(thenBlock) && blockIsEmpty(elseBlock);
+  const bool raisesWhenFalse = blockRaises(elseBlock) && blockIsEmpty(thenBlock);
+  if (node->outputs().empty() && (raisesWhenTrue || raisesWhenFalse)) {
+    // `if bad: raise ...` on a runtime value: an assertion. It stays in the graph as
+    // torch._assert(ok, message), checked on every run.
+    Argument ok = cond.arg;
+    KernelInput okInput = cond.input;
+    if (raisesWhenTrue) {
+      Node* negated = graph_.createNode(OpKind::CallFunction, "operator.not_", {cond.arg});
+      describeSource(node, frame, negated->meta());
+      auto notKernel = std::make_shared<Kernel>();
+      notKernel->description = "aten::__not__(bool self) -> bool";
+      notKernel->inputs = {cond.input};
+      notKernel->run = [](jit::Stack& stack) { stack.back() = c10::IValue(!stack.back().toBool()); };
+      negated->setKernel(std::move(notKernel));
+      ok = Argument(negated);
+      okInput = KernelInput::ofNode(negated);
+    }
+    const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock);
+    Node* check = graph_.createNode(OpKind::CallFunction, "torch._assert", {ok, Argument(message)});
+    describeSource(node, frame, check->meta());
+    auto kernel = std::make_shared<Kernel>();
+    kernel->description = "torch._assert(bool condition, str message)";
+    kernel->inputs = {okInput, KernelInput::ofConstant(c10::IValue(message))};
+    kernel->run = [](jit::Stack& stack) {
+      const std::string msg = stack.back().toStringRef();
+      stack.pop_back();
+      const bool passed = stack.back().toBool();
+      stack.pop_back();
+      if (!passed) throw std::runtime_error("assertion failed: " + msg);
+      stack.emplace_back();
+    };
+    check->setKernel(std::move(kernel));
+    return;
+  }
+  failDataDependent(node, frame, "the condition of this if depends on tensor data");
+}
+
+void ModuleTracer::convertLoop(jit::Node* node, Frame& frame) {
+  // prim::Loop(max_trip_count, start_condition, carried...) with body(i, carried...) -> (condition, carried...):
+  // unrolled when the trip count and every condition are known while tracing.
+  const SymValue& trip = frame.get(node->input(0));
+  const SymValue& start = frame.get(node->input(1));
+  if (!trip.constant || !trip.constant->isInt() || !start.constant || !start.constant->isBool())
+    failDataDependent(node, frame, "the number of iterations of this loop depends on tensor data");
+  std::vector<SymValue> carried;
+  for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(frame.get(node->input(i)));
+  jit::Block* body = node->blocks()[0];
+  bool keepGoing = start.constant->toBool();
+  for (int64_t i = 0; keepGoing && i < trip.constant->toInt(); ++i) {
+    if (i >= kMaxUnrolledIterations) fail(node, frame, "loop runs more than 100000 iterations");
+    frame.env[body->inputs()[0]] = SymValue::ofConstant(c10::IValue(i));
+    for (size_t k = 0; k < carried.size(); ++k) frame.env[body->inputs()[k + 1]] = carried[k];
+    convertBlock(body, frame);
+    const SymValue& cond = frame.get(body->outputs()[0]);
+    if (!cond.constant || !cond.constant->isBool())
+      failDataDependent(node, frame, "whether this loop continues depends on tensor data");
+    keepGoing = cond.constant->toBool();
+    for (size_t k = 0; k < carried.size(); ++k) carried[k] = frame.get(body->outputs()[k + 1]);
+  }
+  for (size_t k = 0; k < carried.size(); ++k) frame.env[node->outputs()[k]] = carried[k];
+}
+
+void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
+  const SymValue in = frame.get(node->input(0));
+  const size_t n = node->outputs().size();
+  if (isComposite(in) && in.input.items.size() == n) {
+    for (size_t i = 0; i < n; ++i) frame.env[node->outputs()[i]] = itemOf(in, i);
+    return;
+  }
+  if (in.constant && (in.constant->isTuple() || in.constant->isList())) {
+    const auto items = in.constant->isTuple() ? in.constant->toTupleRef().elements().vec() : in.constant->toListRef().vec();
+    if (items.size() != n) fail(node, frame, "unpacking " + std::to_string(items.size()) + " values into " + std::to_string(n));
+    for (size_t i = 0; i < n; ++i) frame.env[node->outputs()[i]] = SymValue::ofConstant(items[i]);
+    return;
+  }
+  if (!in.arg.isNode()) fail(node, frame, "unpacking a value that is neither a node nor a known tuple or list");
+  // A tuple or list computed at run time: read each element with operator.getitem, as FX does.
+  for (size_t i = 0; i < n; ++i)
+    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(in.arg.node(), static_cast<int64_t>(i)));
+}
+
+void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
+  const bool isList = node->kind() == c10::prim::ListConstruct;
+  SymValue out;
+  out.input.kind = isList ? KernelInput::Kind::List : KernelInput::Kind::Tuple;
+  c10::TypePtr elementType;
+  if (isList) out.input.elementType = elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
+  std::vector<Argument> items;
+  bool allConstant = true;
+  for (const jit::Value* v : node->inputs()) {
+    const SymValue& s = frame.get(v);
+    if (s.kind == SymValue::Kind::Module) fail(node, frame, "lists of modules are not supported");
+    items.push_back(s.arg);
+    out.input.items.push_back(s.input);
+    allConstant = allConstant && s.constant && !s.constant->isTensor();
+  }
+  if (isList) out.arg = Argument(ArgumentList{std::move(items)});
+  else out.arg = Argument(ArgumentTuple{std::move(items)});
+  if (allConstant) {
+    // Fully known: one constant value, while the FX view keeps the items.
+    c10::IValue value;
+    if (isList) {
+      c10::impl::GenericList list(elementType);
+      for (const KernelInput& item : out.input.items) list.push_back(item.constant);
+      value = c10::IValue(list);
+    } else {
+      std::vector<c10::IValue> elems;
+      for (const KernelInput& item : out.input.items) elems.push_back(item.constant);
+      value = c10::ivalue::Tuple::create(std::move(elems));
+    }
+    Argument arg = out.arg;
+    out = SymValue::ofConstant(value);
+    out.arg = std::move(arg);
+  }
+  frame.env[node->output()] = std::move(out);
+}
+
+bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
+  // Lists built in the code (`features.append(x)` in DenseNet) are tracked item by item, so the
+  // graph sees the list as it is at each use. Only appends are followed; other in-place list
+  // operations on such lists cannot be represented.
+  auto it = frame.env.find(node->input(0));
+  if (it == frame.env.end() || it->second.input.kind != KernelInput::Kind::List) return false;
+  if (node->kind() != c10::aten::append)
+    fail(node, frame, "in-place list operations other than append are not supported on lists built in forward");
+  SymValue& list = it->second;
+  const SymValue& item = frame.get(node->input(1));
+  auto& items = std::get<ArgumentList>(list.arg.value).items;
+  items.push_back(item.arg);
+  list.input.items.push_back(item.input);
+  // aten::append returns the list itself.
+  frame.env[node->output()] = list;
+  return true;
+}
+
+bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
+  const SymValue& in = frame.get(node->input(0));
+  if (node->kind() == c10::aten::len) {
+    if (!isComposite(in)) return false;
+    frame.env[node->output()] = SymValue::ofConstant(c10::IValue(static_cast<int64_t>(in.input.items.size())));
+    return true;
+  }
+  const SymValue& idx = frame.get(node->input(1));
+  if (!idx.constant || !idx.constant->isInt()) return false;
+  int64_t i = idx.constant->toInt();
+  if (isComposite(in)) {
+    const int64_t n = static_cast<int64_t>(in.input.items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) fail(node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
+    frame.env[node->output()] = itemOf(in, static_cast<size_t>(i));
+    return true;
+  }
+  if (node->kind() == c10::prim::TupleIndex && in.arg.isNode()) {
+    frame.env[node->output()] = SymValue::ofNode(createGetItem(in.arg.node(), i));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace tdfx::trace

@@ -31,7 +31,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, EagerVsTraced,
                          ::testing::Values("seed_module.pt", "seed_sequential.pt", "seed_sequential_nodebug.pt",
                                            "nested_sequential.pt", "one_output.pt", "shared_read.pt",
                                            "repeated_in_key.pt", "weird_keys.pt", "rewrite_key.pt", "default_arg.pt",
-                                           "dedup_nested.pt", "discard.pt", "ops.pt"),
+                                           "dedup_nested.pt", "discard.pt", "ops.pt", "control_flow.pt"),
                          [](const auto& info) {
                            std::string n = info.param;
                            return n.substr(0, n.find('.'));

@@ -127,3 +127,53 @@ TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {
 
 }  // namespace
 }  // namespace tdfx
+
+namespace tdfx {
+namespace {
+
+TEST(ControlFlow, FoldsUnrollsAssertsAndKeepsDataDependentModulesWhole) {
+  const GraphModule gm = traceFixture("control_flow.pt");
+  const std::string& code = gm.code().text;
+  // Assertions on runtime values stay as torch._assert.
+  EXPECT_NE(code.find("_assert = torch._assert(eq, 'expected 4 features');  eq = None\n"), std::string::npos) << code;
+  EXPECT_NE(code.find("torch._assert(not_, 'expected a 2-d input')"), std::string::npos) << code;
+  // ModuleList iteration and range loops are unrolled; attribute checks fold away.
+  EXPECT_NE(code.find("layers_2 = getattr(self.layers, \"2\")(relu_1)"), std::string::npos) << code;
+  EXPECT_NE(code.find("add = relu_2 + 0;  relu_2 = None\n    add_1 = add + 1;  add = None\n    add_2 = add_1 + 1"),
+            std::string::npos)
+      << code;
+  EXPECT_EQ(code.find("0.5"), std::string::npos) << "self.training is False after load";
+  // Control flow on tensor data: the submodule stays whole, with the reason recorded.
+  const Node* gate = gm.graph().findNode("gate");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->op(), OpKind::CallModule);
+  EXPECT_NE(gate->meta().leafReason.find("the condition of this if depends on tensor data"), std::string::npos)
+      << gate->meta().leafReason;
+  const Node* countdown = gm.graph().findNode("countdown");
+  ASSERT_NE(countdown, nullptr);
+  EXPECT_NE(countdown->meta().leafReason.find("loop"), std::string::npos) << countdown->meta().leafReason;
+  // Nothing of the abandoned attempt to inline them is left behind.
+  EXPECT_EQ(gm.graph().findNode("gate_fc"), nullptr);
+  EXPECT_EQ(gm.graph().findNode("neg"), nullptr);
+}
+
+TEST(ControlFlow, AssertionsRunAtRunTime) {
+  const ModelFile model = loadModelFile(fixture("control_flow.pt"));
+  const GraphModule gm = symbolicTrace(*model.module);
+  TensorDict td({5});
+  td.set("x", at::randn({5, 2, 4}));
+  try {
+    gm.forward(td);
+    FAIL() << "expected the 2-d assertion to fire";
+  } catch (const RuntimeError& e) {
+    EXPECT_NE(std::string(e.what()).find("assertion failed: expected a 2-d input"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ControlFlow, TorchJitTraceArchivesTraceToo) {
+  const GraphModule gm = traceFixture("jit_traced.pt");
+  EXPECT_NE(gm.code().text.find("relu = torch.relu(fc1);  fc1 = None"), std::string::npos) << gm.code().text;
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -60,6 +60,9 @@ void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {
     result = module_.get_method("forward")(std::vector<c10::IValue>(inputs.begin() + 1, inputs.end()));
   } catch (const c10::Error& e) {
     throw RuntimeError("running " + where(path_) + " failed: " + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    // TorchScript's interpreter reports errors in scripted code as std::runtime_error.
+    throw RuntimeError("running " + where(path_) + " failed: " + e.what());
   }
   std::vector<c10::IValue> outputs;
   if (result.isTuple())

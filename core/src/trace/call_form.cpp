@@ -169,8 +169,8 @@ CallForm callFormFor(const torch::jit::Node& node, const std::string& text, cons
   const std::string base = inplace ? name.substr(0, name.size() - 1) : name;
   CallForm form;
 
-  // Attribute reads: x.dtype, x.device, x.shape.
-  if (auto attr = parseAttributeText(text); attr && inputs.size() == 1) {
+  // Attribute reads: x.dtype, x.device, x.shape (also when the range covers a subscript: x.shape[-1]).
+  if (auto attr = parseAttributeText(withoutTrailingSubscripts(text)); attr && inputs.size() == 1) {
     const bool matches = (ns == "prim" && (name == *attr)) || (name == "size" && *attr == "shape");
     if (matches) {
       form.target = "builtins.getattr";

@@ -163,6 +163,26 @@ std::optional<std::string> parseAttributeText(const std::string& raw) {
   return name;
 }
 
+std::string withoutTrailingSubscripts(const std::string& raw) {
+  std::string text = trim(raw);
+  while (!text.empty() && text.back() == ']') {
+    size_t cut = std::string::npos;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '"' || text[i] == '\'') {
+        i = skipString(text, i) - 1;
+      } else if (text[i] == '(' || text[i] == '[' || text[i] == '{') {
+        const size_t close = matchBracket(text, i);
+        if (close == std::string::npos) return text;
+        if (text[i] == '[' && close == text.size() - 1) cut = i;
+        i = close;
+      }
+    }
+    if (cut == std::string::npos || cut == 0) return text;
+    text = trim(text.substr(0, cut));
+  }
+  return text;
+}
+
 std::string calleePrefix(const std::string& callee) {
   const size_t dot = callee.rfind('.');
   return dot == std::string::npos ? std::string() : callee.substr(0, dot);

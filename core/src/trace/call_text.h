@@ -28,6 +28,9 @@ std::optional<CallText> parseCallText(const std::string& text);
 /// For `expr.name` (an attribute access, not a call), the attribute name; nullopt otherwise.
 std::optional<std::string> parseAttributeText(const std::string& text);
 
+/// `text` without subscripts at its end: "x.shape[-1]" -> "x.shape".
+std::string withoutTrailingSubscripts(const std::string& text);
+
 /// The part of a callee before its last dot ("torch.nn.functional" for "torch.nn.functional.relu"),
 /// empty when there is none.
 std::string calleePrefix(const std::string& callee);

@@ -23,7 +23,12 @@ bool blockIsEmpty(jit::Block* b) { return b->nodes().begin() == b->nodes().end()
 std::string raisedMessage(jit::Block* b) {
   for (jit::Node* n : b->nodes()) {
     if (n->kind() != c10::prim::RaiseException || n->inputs().empty()) continue;
-    if (auto v = jit::toIValue(n->input(0)); v && v->isString()) return v->toStringRef();
+    if (auto v = jit::toIValue(n->input(0)); v && v->isString()) {
+      // `assert cond, msg` compiles to a raise of "AssertionError: msg"; torch._assert shows msg.
+      const std::string prefix = "AssertionError: ";
+      const std::string& msg = v->toStringRef();
+      return msg.rfind(prefix, 0) == 0 ? msg.substr(prefix.size()) : msg;
+    }
   }
   return "assertion failed";
 }

@@ -1,0 +1,120 @@
+// Verification: reports, tolerances, NaN handling, divergence, input specs.
+#include "tdfx/runtime/verify.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tdfx/error.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+
+VerifyReport verifyFixture(const std::string& name, VerifyOptions options = {}) {
+  const ModelFile model = loadModelFile(fixture(name));
+  const GraphModule gm = symbolicTrace(*model.module);
+  return verify(*model.module, gm, verificationInputs(model, {}, 0), options);
+}
+
+TEST(Verify, SeedExamplesPassBitwise) {
+  for (const char* name : {"seed_module.pt", "seed_sequential.pt", "control_flow.pt", "ops.pt"}) {
+    const VerifyReport r = verifyFixture(name);
+    EXPECT_TRUE(r.passed()) << name << "\n" << formatReport(r);
+    for (const auto& k : r.keys) {
+      EXPECT_TRUE(k.bitwiseEqual) << name;
+      EXPECT_EQ(k.maxAbsDiff, 0.0);
+    }
+    EXPECT_FALSE(r.divergence.has_value());
+    EXPECT_GT(r.eagerSeconds, 0.0);
+    EXPECT_GT(r.tracedSeconds, 0.0);
+  }
+}
+
+TEST(Verify, RandomOpsAreCaughtAndTheFirstDifferingNodeNamed) {
+  const VerifyReport r = verifyFixture("noisy.pt");
+  EXPECT_FALSE(r.passed());
+  ASSERT_EQ(r.keys.size(), 3u);
+  EXPECT_TRUE(r.keys[0].matches);   // h = x * 2 is deterministic
+  EXPECT_FALSE(r.keys[1].matches);  // y = h + rand_like(h)
+  EXPECT_GT(r.keys[1].maxAbsDiff, 0.0);
+  ASSERT_TRUE(r.divergence.has_value());
+  EXPECT_EQ(r.divergence->node, "add");
+  EXPECT_EQ(r.divergence->module, "1");
+  EXPECT_EQ(r.divergence->key, NestedKey("y"));
+  const std::string text = formatReport(r);
+  EXPECT_NE(text.find("first difference: node 'add' writing key 'y' in module 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAILED"), std::string::npos);
+  // rand_like draws from [0, 1) and z = 3 * y: within atol 3 both passes agree.
+  EXPECT_TRUE(verifyFixture("noisy.pt", {3.0, 0.0}).passed());
+}
+
+TEST(Verify, JsonReportHasEveryField) {
+  const auto j = nlohmann::json::parse(reportToJson(verifyFixture("noisy.pt")));
+  EXPECT_EQ(j["passed"], false);
+  EXPECT_EQ(j["bitwise"], true);
+  EXPECT_EQ(j["keys"].size(), 3u);
+  EXPECT_EQ(j["keys"][1]["key"], nlohmann::json::array({"y"}));
+  EXPECT_EQ(j["keys"][1]["shape"], nlohmann::json::array({4, 3}));
+  EXPECT_EQ(j["keys"][1]["dtype"], "float32");
+  EXPECT_EQ(j["keys"][1]["bitwise_equal"], false);
+  EXPECT_EQ(j["first_divergence"]["node"], "add");
+  EXPECT_TRUE(j.contains("eager_seconds"));
+}
+
+TEST(Verify, InputSpecsParseAndReject) {
+  const InputSpec s = parseInputSpec("input.x=2x3x224x224:float64");
+  EXPECT_EQ(s.key, (NestedKey{"input", "x"}));
+  EXPECT_EQ(s.shape, (std::vector<int64_t>{2, 3, 224, 224}));
+  EXPECT_EQ(s.dtype, c10::kDouble);
+  EXPECT_EQ(parseInputSpec("x=5").shape, (std::vector<int64_t>{5}));
+  EXPECT_EQ(parseInputSpec("x=5").dtype, c10::kFloat);
+  for (const char* bad : {"x", "=3", "x=3xx4", "x=a", "x=3:float99", "a..b=3"}) {
+    EXPECT_THROW(parseInputSpec(bad), Error) << bad;
+  }
+}
+
+TEST(Verify, PlainArchivesNeedInputShapes) {
+  const ModelFile model = loadModelFile(fixture("plain.pt"));
+  try {
+    verificationInputs(model, {}, 0);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no input shape for 'x'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--input x=SHAPE[:DTYPE]"), std::string::npos) << e.what();
+  }
+  const TensorDict td = verificationInputs(model, {parseInputSpec("x=3x8")}, 0);
+  EXPECT_EQ(td.get("x").sizes(), (std::vector<int64_t>{3, 8}));
+  const GraphModule gm = symbolicTrace(*model.module);
+  EXPECT_TRUE(verify(*model.module, gm, td).passed());
+}
+
+TEST(Verify, WrongInputShapesAreAClearError) {
+  const ModelFile model = loadModelFile(fixture("seed_sequential.pt"));
+  const GraphModule gm = symbolicTrace(*model.module);
+  const TensorDict td = verificationInputs(model, {parseInputSpec("input.x=32x99")}, 0);
+  try {
+    verify(*model.module, gm, td);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the eager module failed on these inputs"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(verificationInputs(model, {parseInputSpec("input.x=7x100")}, 0), Error);  // batch size 32
+}
+
+TEST(Verify, NanInTheSamePlacesCountsAsEqual) {
+  // A module computing log of its input: negative inputs give NaN in both passes.
+  const ModelFile model = loadModelFile(fixture("plain.pt"));
+  const GraphModule gm = symbolicTrace(*model.module);
+  TensorDict td;
+  td.set("x", at::full({2, 8}, std::numeric_limits<float>::quiet_NaN()));
+  const VerifyReport r = verify(*model.module, gm, td);
+  EXPECT_TRUE(r.passed()) << formatReport(r);
+  EXPECT_GT(r.keys[0].eagerNaN, 0);
+  EXPECT_EQ(r.keys[0].eagerNaN, r.keys[0].tracedNaN);
+}
+
+}  // namespace
+}  // namespace tdfx

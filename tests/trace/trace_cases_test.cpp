@@ -177,3 +177,18 @@ TEST(ControlFlow, TorchJitTraceArchivesTraceToo) {
 
 }  // namespace
 }  // namespace tdfx
+
+namespace tdfx {
+namespace {
+
+TEST(TraceCases, TracingIsStableAcrossLoadedAndFreedModels) {
+  // Caches inside the tracer must not confuse types of a freed model with a later one's.
+  const std::string first = traceFixture("nested_sequential.pt").graphText();
+  for (const char* other : {"ops.pt", "control_flow.pt", "shared_read.pt", "seed_sequential.pt"})
+    traceFixture(other);
+  EXPECT_EQ(traceFixture("nested_sequential.pt").graphText(), first);
+  EXPECT_EQ(traceFixture("ops.pt").graph().findNode("act")->op(), OpKind::CallModule);
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -1,7 +1,8 @@
 #include "module_tracer.h"
 
 #include <algorithm>
-#include <regex>
+#include <cctype>
+#include <limits>
 #include <sstream>
 #include <unordered_map>
 
@@ -35,17 +36,29 @@ SymValue SymValue::ofNode(Node* n) {
 SymValue SymValue::ofModule(ModuleRef m) {
   SymValue s;
   s.kind = Kind::Module;
-  s.module = std::move(m);
+  s.module = std::make_shared<const ModuleRef>(std::move(m));
   return s;
 }
 
 std::string pythonTypeName(const c10::ClassTypePtr& type) {
   if (!type || !type->name()) return "";
-  static const std::regex mangle(R"(___torch_mangle_\d+\.)");
-  std::string name = std::regex_replace(type->name()->qualifiedName(), mangle, "");
+  // Called for every node: cached by qualified name (not by pointer: types of unloaded models are
+  // freed and their addresses reused).
+  static thread_local std::unordered_map<std::string, std::string> cache;
+  const std::string& qualified = type->name()->qualifiedName();
+  auto it = cache.find(qualified);
+  if (it != cache.end()) return it->second;
+  std::string name = qualified;
+  const std::string mangle = "___torch_mangle_";
+  for (size_t pos; (pos = name.find(mangle)) != std::string::npos;) {
+    size_t end = pos + mangle.size();
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (end < name.size() && name[end] == '.') ++end;
+    name.erase(pos, end - pos);
+  }
   const std::string prefix = "__torch__.";
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
-  return name;
+  return cache.emplace(qualified, name).first->second;
 }
 
 bool isLeafModule(const jit::Module& module) {
@@ -102,6 +115,7 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
                                                 int depth) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
   Frame frame{scope, depth, {}};
+  frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
                      std::to_string(g.inputs().size()));
@@ -134,7 +148,7 @@ void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta)
   const jit::SourceRange& r = *original;
   // A window of the source from the range's start, enough to complete a call's argument list.
   const size_t total = r.source()->size();
-  const size_t windowEnd = std::min(total, r.end() + size_t(4096));
+  const size_t windowEnd = std::min(total, r.end() + size_t(1024));
   meta.sourceText = trace::extendToCall(r.source()->text_str().substr(r.start(), windowEnd - r.start()).str(),
                                         r.end() - r.start());
   if (auto flc = r.file_line_col()) {
@@ -227,11 +241,13 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
 void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
   const SymValue& obj = frame.get(node->input(0));
   if (obj.kind != SymValue::Kind::Module) fail(node, frame, "attribute access on a non-module object is not supported");
-  const std::string name = node->s(c10::attr::name);
-  const jit::Module& m = obj.module.module;
-  if (!m.hasattr(name)) fail(node, frame, "module '" + obj.module.path + "' has no attribute '" + name + "'");
-  const c10::IValue value = m.attr(name);
-  const std::string path = joinPath(obj.module.path, name);
+  const std::string& name = node->s(c10::attr::name);
+  const jit::Module& m = obj.module->module;
+  const size_t slot = m.type()->findAttributeSlot(name).value_or(std::numeric_limits<size_t>::max());
+  if (slot == std::numeric_limits<size_t>::max())
+    fail(node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
+  const c10::IValue value = m._ivalue()->getSlot(slot);
+  const std::string path = joinPath(obj.module->path, name);
   if (value.isModule()) {
     frame.env[node->output()] = SymValue::ofModule(ModuleRef{value.toModule(), path});
     return;
@@ -273,7 +289,7 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   const SymValue& self = frame.get(node->input(0));
   if (self.kind != SymValue::Kind::Module) fail(node, frame, "method call on a non-module object is not supported");
   const std::string methodName = node->s(c10::attr::name);
-  const ModuleRef target = self.module;
+  const ModuleRef& target = *self.module;
   std::vector<SymValue> args;
   for (size_t i = 1; i < node->inputs().size(); ++i) {
     args.push_back(frame.get(node->input(i)));
@@ -289,7 +305,6 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   callArgs.insert(callArgs.begin(), self);
   // Undo state for the fallback below.
   const size_t mark = graph_.size();
-  const auto attrNodes = attrNodes_;
   const int tensorConstants = tensorConstants_;
   try {
     auto outputs =
@@ -299,8 +314,9 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
     // as one call_module node, and say why in its metadata.
     if (methodName != "forward" || target.path.empty()) throw;
+    for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
+      it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
     graph_.truncate(mark);
-    attrNodes_ = attrNodes;
     tensorConstants_ = tensorConstants;
     Node* fx = createLeafCall(node, frame, target, args);
     fx->meta().leafReason = e.what();
@@ -395,6 +411,16 @@ std::optional<jit::Operation> operationOf(const jit::Node* node) {
     return std::nullopt;
   }
 }
+// Printing a schema is slow and operators repeat: one string per schema.
+const std::string& schemaText(const c10::FunctionSchema& schema) {
+  static thread_local std::unordered_map<const c10::FunctionSchema*, std::string> cache;
+  auto it = cache.find(&schema);
+  if (it != cache.end()) return it->second;
+  std::ostringstream s;
+  s << schema;
+  return cache.emplace(&schema, s.str()).first->second;
+}
+
 // Vararg operators (aten::format) expect the interpreter to push their input count last.
 bool isVararg(const jit::Node* node) {
   const c10::FunctionSchema* schema = node->maybeSchema();
@@ -450,9 +476,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {
-    std::ostringstream s;
-    s << *schema;
-    fx->meta().schema = s.str();
+    fx->meta().schema = schemaText(*schema);
   } else {
     fx->meta().schema = node->kind().toQualString();
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Converting a TorchScript method into FX nodes without running it.
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -27,7 +28,7 @@ struct SymValue {
   Argument arg;                          ///< FX view
   KernelInput input;                     ///< runtime view
   std::optional<c10::IValue> constant;   ///< set when the value is known without running
-  ModuleRef module;                      ///< Kind::Module
+  std::shared_ptr<const ModuleRef> module;  ///< Kind::Module (shared: values are copied a lot)
 
   static SymValue ofConstant(const c10::IValue& v);
   static SymValue ofNode(Node* n);

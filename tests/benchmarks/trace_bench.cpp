@@ -1,0 +1,85 @@
+// Load, trace and run times for model files, as a table or JSON (for trace_benchmark.py).
+//   tdfx_trace_bench [--json] [--repeat N] [--input KEY=SHAPE]... MODEL...
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tdfx/error.h"
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename Fn>
+double bestOf(int repeat, Fn&& fn) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = Clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool json = false;
+  int repeat = 3;
+  std::vector<tdfx::InputSpec> inputs;
+  std::vector<std::string> models;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") json = true;
+    else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
+    else if (a == "--input" && i + 1 < argc) inputs.push_back(tdfx::parseInputSpec(argv[++i]));
+    else models.push_back(a);
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  try {
+    for (const std::string& path : models) {
+      tdfx::ModelFile model;
+      const double load = bestOf(1, [&] { model = tdfx::loadModelFile(path); });
+      std::optional<tdfx::GraphModule> gm;
+      const double trace = bestOf(repeat, [&] { gm.emplace(tdfx::symbolicTrace(*model.module)); });
+      const tdfx::TensorDict td = tdfx::verificationInputs(model, inputs, 0);
+      tdfx::VerifyReport report;
+      const double verifyTime = bestOf(1, [&] { report = tdfx::verify(*model.module, *gm, td); });
+      std::string name = path.substr(path.find_last_of('/') + 1);
+      name = name.substr(0, name.rfind('.'));
+      rows.push_back({{"model", name},
+                      {"nodes", gm->graph().size()},
+                      {"load_s", load},
+                      {"trace_s", trace},
+                      {"verify_s", verifyTime},
+                      {"eager_s", report.eagerSeconds},
+                      {"traced_s", report.tracedSeconds},
+                      {"bitwise", report.passed()}});
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "tdfx_trace_bench: " << e.what() << "\n";
+    return 1;
+  }
+  if (json) {
+    std::cout << rows.dump(1) << "\n";
+    return 0;
+  }
+  std::cout << std::left << std::setw(22) << "model" << std::right << std::setw(7) << "nodes" << std::setw(10) << "load ms"
+            << std::setw(10) << "trace ms" << std::setw(11) << "verify ms" << std::setw(10) << "eager ms" << std::setw(11)
+            << "traced ms" << std::setw(9) << "bitwise\n";
+  for (const auto& r : rows)
+    std::cout << std::left << std::setw(22) << r["model"].get<std::string>() << std::right << std::setw(7)
+              << r["nodes"].get<size_t>() << std::fixed << std::setprecision(1) << std::setw(10)
+              << r["load_s"].get<double>() * 1e3 << std::setw(10) << r["trace_s"].get<double>() * 1e3 << std::setw(11)
+              << r["verify_s"].get<double>() * 1e3 << std::setw(10) << r["eager_s"].get<double>() * 1e3 << std::setw(11)
+              << r["traced_s"].get<double>() * 1e3 << std::setw(9) << (r["bitwise"].get<bool>() ? "yes" : "NO") << "\n";
+  return 0;
+}

@@ -236,17 +236,20 @@ def _leaves(obj):
 
 
 def _save_atomically(scripted, path, metadata, strip_debug_info):
+    # torch.jit.save names the archive's top folder after the file, so the temporary file gets the
+    # final name, inside a temporary folder beside the target (same file system: os.replace is atomic).
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tdfx-export-", suffix=".pt", dir=directory)
-    os.close(fd)
+    staging = tempfile.mkdtemp(prefix=".tdfx-export-", dir=directory)
+    tmp = os.path.join(staging, os.path.basename(path))
     try:
         torch.jit.save(scripted, tmp, _extra_files={"tensordict.json": metadata})
         if strip_debug_info:
             _strip_debug_info(tmp)
         os.replace(tmp, path)  # never a half-written file at `path`
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        os.rmdir(staging)
 
 
 def _strip_debug_info(path):

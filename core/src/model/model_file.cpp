@@ -1,11 +1,22 @@
 #include "tdfx/model/model_file.h"
 
+#include <algorithm>
 #include <fstream>
+#include <malloc.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
+#include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/serialization/import.h>
+#include <torch/version.h>
 
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
@@ -142,6 +153,134 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
   return std::make_shared<TensorDictModule>(root, in, out, "");
 }
 
+void touchDebugInfo(torch::jit::Block* block) {
+  for (torch::jit::Node* node : block->nodes()) {
+    const auto& range = node->sourceRange();
+    if (range.source()) {
+      if (auto original = range.findSourceRangeThatGenerated(); original && original->source())
+        (void)original->text().str();
+    }
+    for (torch::jit::Block* sub : node->blocks()) touchDebugInfo(sub);
+  }
+}
+
+// The debug info of every function in the archive, read the way the tracer reads it (it is
+// unpickled lazily, and a damaged one can crash LibTorch then).
+void touchDebugInfo(const torch::jit::Module& root) {
+  for (torch::jit::Function* fn : root._ivalue()->compilation_unit()->get_functions())
+    if (fn->isGraphFunction()) touchDebugInfo(torch::jit::toGraphFunction(*fn).graph()->block());
+}
+
+// LibTorch 1.13 does not check that a loaded tensor's shape and strides fit its storage; a damaged
+// data.pkl then makes the first kernel read out of bounds. Checked here for every tensor attribute
+// and every tensor constant in the code.
+void checkTensorFits(const at::Tensor& t, const std::string& what, const std::string& path) {
+  if (!t.defined() || !t.has_storage() || t.numel() == 0) return;
+  int64_t lastElement = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) < 0) throw ModelFileError(path + ": tensor " + what + " has a negative stride: the archive is damaged");
+    lastElement += (t.size(d) - 1) * t.stride(d);
+  }
+  // The storage's size comes from the pickle; its buffer is the zip record, allocated by LibTorch's
+  // CPU allocator (posix_memalign). A record shorter than the pickle claims is damage too.
+  const void* buffer = t.storage().data();
+  const size_t claimed = t.storage().nbytes();
+  if (claimed > 0 && (buffer == nullptr || ::malloc_usable_size(const_cast<void*>(buffer)) < claimed))
+    throw ModelFileError(path + ": tensor " + what + " claims " + std::to_string(claimed) +
+                         " bytes of storage but its record in the archive is shorter: the archive is damaged");
+  const int64_t available = static_cast<int64_t>(claimed / t.element_size());
+  if (lastElement >= available)
+    throw ModelFileError(path + ": tensor " + what + " of shape " + c10::str(t.sizes()) + " needs " +
+                         std::to_string(lastElement + 1) + " elements but its storage holds " + std::to_string(available) +
+                         ": the archive is damaged");
+}
+
+void checkTensorConstants(torch::jit::Block* block, const std::string& path) {
+  for (torch::jit::Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::Constant && node->output()->type()->kind() == c10::TypeKind::TensorType) {
+      if (auto v = torch::jit::toIValue(node->output()); v && v->isTensor()) checkTensorFits(v->toTensor(), "constant", path);
+    }
+    for (torch::jit::Block* sub : node->blocks()) checkTensorConstants(sub, path);
+  }
+}
+
+void checkTensorStorage(const torch::jit::Module& root, const std::string& path) {
+  for (const auto& attr : root.named_attributes(/*recurse=*/true))
+    if (attr.value.isTensor()) checkTensorFits(attr.value.toTensor(), "'" + attr.name + "'", path);
+  for (torch::jit::Function* fn : root._ivalue()->compilation_unit()->get_functions())
+    if (fn->isGraphFunction()) checkTensorConstants(torch::jit::toGraphFunction(*fn).graph()->block(), path);
+}
+
+// LibTorch's TorchScript importer can crash (not throw) on damaged code or debug info inside an
+// archive. A first load in a forked child, reading all code and debug info, turns such a crash
+// into an error instead of taking the program down; only when the child succeeds does this
+// process load the file itself.
+void probeLoadInChildProcess(const std::string& path) {
+  int fds[2];
+  if (::pipe(fds) != 0) return;  // cannot isolate: load directly
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    int status = 0;
+    std::string message;
+    try {
+      const torch::jit::Module probe = torch::jit::load(path, c10::Device(c10::kCPU));
+      touchDebugInfo(probe);
+    } catch (const c10::Error& e) {
+      status = 1;
+      message = e.what_without_backtrace();
+    } catch (const std::exception& e) {
+      status = 1;
+      message = e.what();
+    }
+    if (!message.empty()) (void)!::write(fds[1], message.data(), std::min<size_t>(message.size(), 4096));
+    ::_exit(status);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buf[1024];
+  // Wait for the child, at most two minutes (a load that long is not a model file).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  bool timedOut = false;
+  while (true) {
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 200);
+    if (ready > 0) {
+      const ssize_t n = ::read(fds[0], buf, sizeof buf);
+      if (n > 0) {
+        message.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      break;  // EOF: the child has exited (or closed the pipe)
+    }
+    if (ready < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() > deadline) {
+      timedOut = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) throw ModelFileError(path + ": loading the TorchScript archive did not finish within 2 minutes");
+  if (WIFSIGNALED(status))
+    throw ModelFileError(path + ": the archive is damaged: LibTorch crashed reading its TorchScript code or debug info (signal " +
+                         std::to_string(WTERMSIG(status)) + " in a test load; nothing was loaded)");
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+    if (message.find("maximum supported version") != std::string::npos)
+      throw ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
+                           " can read (" + message.substr(0, message.find('\n')) + ")");
+    throw ModelFileError(path + ": cannot load as TorchScript: " + message);
+  }
+}
+
 }  // namespace
 
 ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson, const std::string& path) {
@@ -154,10 +293,29 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
   }
   model.hasTensorDictMetadata = true;
   MetadataParser p{path, root};
+  // Bounded before parsing: nlohmann's values are destroyed recursively, so absurd nesting in a
+  // hostile file must not reach it.
+  if (metadataJson.size() > (16u << 20)) p.fail("size", "larger than 16 MiB; this is not a tdfx description");
+  int depth = 0, maxDepth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < metadataJson.size(); ++i) {
+    const char c = metadataJson[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      maxDepth = std::max(maxDepth, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  if (maxDepth > 256) p.fail("structure", "nested deeper than 256 levels");
   json j;
   try {
     j = json::parse(metadataJson);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     p.fail("not valid JSON", e.what());
   }
   if (!j.is_object()) p.fail("top level", "expected an object, got " + j.dump());
@@ -207,15 +365,21 @@ ModelFile loadModelFile(const std::string& path) {
     if (magic[0] != 'P' || magic[1] != 'K')
       throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
   }
+  probeLoadInChildProcess(path);
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
   try {
     root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
-    throw ModelFileError(path + ": cannot load as TorchScript: " + e.what_without_backtrace());
+    const std::string what = e.what_without_backtrace();
+    if (what.find("maximum supported version") != std::string::npos)
+      throw ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
+                           " can read (" + what.substr(0, what.find('\n')) + ")");
+    throw ModelFileError(path + ": cannot load as TorchScript: " + what);
   } catch (const std::exception& e) {
     throw ModelFileError(path + ": cannot load as TorchScript: " + e.what());
   }
+  checkTensorStorage(root, path);
   root.eval();
   return modelFromMetadata(root, extra[kMetadataFile], path);
 }

@@ -47,6 +47,17 @@ TensorDictModule::TensorDictModule(torch::jit::Module module, std::vector<Nested
                 std::to_string(inKeys_.size()) + " (" + keysToString(inKeys_) + ")");
   }
   if (outKeys_.empty()) throw Error(where(path_) + ": out_keys is empty; a module must write at least one key");
+  // A forward whose return type is known must produce one value per out key.
+  const auto& returns = method->function().getSchema().returns();
+  if (returns.size() == 1) {
+    const c10::TypePtr& type = returns[0].type();
+    size_t produced = 0;
+    if (auto tuple = type->cast<c10::TupleType>()) produced = tuple->elements().size();
+    else if (type->kind() == c10::TypeKind::TensorType) produced = 1;
+    if (produced != 0 && produced != outKeys_.size())
+      throw Error(where(path_) + ": forward returns " + std::to_string(produced) + " value(s) (" + type->repr_str() +
+                  ") but out_keys has " + std::to_string(outKeys_.size()) + " (" + keysToString(outKeys_) + ")");
+  }
 }
 
 void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {

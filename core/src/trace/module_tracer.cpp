@@ -77,6 +77,16 @@ std::string joinPath(const std::string& path, const std::string& name) {
 }
 constexpr int kMaxInlineDepth = 200;
 
+// The user's source range behind a range of the archive's code. The debug info is unpickled
+// lazily on first use; a damaged one means no source text, not a failed trace.
+c10::optional<jit::SourceRange> originalRange(const jit::SourceRange& range) {
+  try {
+    return range.findSourceRangeThatGenerated();
+  } catch (const std::exception&) {
+    return c10::nullopt;
+  }
+}
+
 // Tensors are never folded: their values must come from running the graph.
 bool mayHoldTensor(const c10::TypePtr& t) {
   if (t->kind() == c10::TypeKind::TensorType || t->kind() == c10::TypeKind::AnyType) return true;
@@ -97,7 +107,7 @@ void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const 
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
   std::string where = frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'";
   const auto& range = node->sourceRange();
-  auto original = range.findSourceRangeThatGenerated();
+  auto original = originalRange(range);
   const jit::SourceRange& r = original ? *original : range;
   if (auto flc = r.file_line_col()) where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
   return "cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what;
@@ -135,7 +145,7 @@ void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta)
   meta.moduleType = pythonTypeName(frame.scope.module.type());
   const auto& range = node->sourceRange();
   if (!range.source()) return;
-  auto original = range.findSourceRangeThatGenerated();
+  auto original = originalRange(range);
   if (!original || !original->source()) {
     // Without debug info the range points into the archive's re-printed code (`torch.mul(x, mask)`
     // for `x * mask`): a location worth showing, but not how the user wrote the call.

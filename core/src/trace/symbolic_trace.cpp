@@ -193,12 +193,25 @@ class SequentialMerger {
 
 }  // namespace
 
+TracedGraph traceAny(const TensorDictModuleBase& module);
+
 TracedGraph traceGraph(const TensorDictModuleBase& module) {
+  try {
+    return traceAny(module);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // LibTorch reports problems in a damaged archive (unreadable code, broken types) this way.
+    throw TraceError(std::string("cannot trace the module: LibTorch failed: ") + e.what());
+  }
+}
+
+TracedGraph traceAny(const TensorDictModuleBase& module) {
   if (const auto* m = dynamic_cast<const TensorDictModule*>(&module)) return traceModule(*m);
   const auto* seq = dynamic_cast<const TensorDictSequential*>(&module);
   if (!seq) throw TraceError("cannot trace a module that is neither a TensorDictModule nor a TensorDictSequential");
   SequentialMerger merger;
-  for (size_t i = 0; i < seq->modules().size(); ++i) merger.append(i, traceGraph(*seq->modules()[i]));
+  for (size_t i = 0; i < seq->modules().size(); ++i) merger.append(i, traceAny(*seq->modules()[i]));
   return merger.finish(seq->selectedOutKeys());
 }
 

@@ -1,0 +1,208 @@
+// Mutation fuzzer for the model loader, the tensordict.json parser, the tracer and the runtime.
+//
+//   tdfx_fuzz_loader --seconds N [--seed S] [--out DIR] SEED_FILE...
+//
+// Each iteration takes a seed archive and mutates it: raw bytes (flips, truncation, splices) or,
+// through LibTorch's zip reader/writer, one record (the pickles, the code, tensordict.json with
+// JSON-aware edits). The result is loaded, traced and run on its example inputs. Every failure
+// must be a tdfx::Error; anything else (another exception type, a crash) is a bug. The input being
+// tried is written to OUT/current.pt first, so a crash leaves it behind; inputs that raised a
+// non-tdfx exception are kept as OUT/failure-<n>.pt. Exit 0 when no bug was found.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <caffe2/serialize/inline_container.h>
+
+#include "tdfx/error.h"
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void writeFile(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+
+using Records = std::vector<std::pair<std::string, std::string>>;
+
+Records readRecords(const std::string& path) {
+  caffe2::serialize::PyTorchStreamReader reader(path);
+  Records records;
+  for (const std::string& name : reader.getAllRecords()) {
+    if (name == "version" || name == ".data/version") continue;
+    auto [ptr, size] = reader.getRecord(name);
+    records.emplace_back(name, std::string(static_cast<const char*>(ptr.get()), size));
+  }
+  return records;
+}
+
+void writeRecords(const std::string& path, const Records& records) {
+  caffe2::serialize::PyTorchStreamWriter writer(path);
+  for (const auto& [name, data] : records) writer.writeRecord(name, data.data(), data.size());
+  writer.writeEndOfFile();
+}
+
+class Mutator {
+ public:
+  explicit Mutator(uint64_t seed) : rng_(seed) {}
+
+  size_t pick(size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+
+  void mutateBytes(std::string& s) {
+    if (s.empty()) {
+      s = "x";
+      return;
+    }
+    switch (pick(5)) {
+      case 0:  // flip a few bytes
+        for (size_t k = 0, n = 1 + pick(8); k < n; ++k) s[pick(s.size())] ^= static_cast<char>(1 + pick(255));
+        break;
+      case 1:  // truncate
+        s.resize(pick(s.size()));
+        break;
+      case 2: {  // duplicate a slice
+        const size_t a = pick(s.size()), len = pick(std::min<size_t>(64, s.size() - a));
+        s.insert(pick(s.size()), s.substr(a, len));
+        break;
+      }
+      case 3:  // interesting values
+        s[pick(s.size())] = "\x00\xff\x7f\x80\x01"[pick(5)];
+        break;
+      default: {  // erase a slice
+        const size_t a = pick(s.size());
+        s.erase(a, pick(std::min<size_t>(32, s.size() - a)));
+      }
+    }
+  }
+
+  void mutateJson(std::string& s) {
+    static const char* tokens[] = {"\"module\"", "\"sequential\"", "\"kind\"", "[]", "{}", "null", "-1", "1e308",
+                                   "\"\"", "[\"a\",\"b\"]", "\"0.module\"", "99", "true", "\"in_keys\"", ","};
+    if (pick(3) == 0) return mutateBytes(s);
+    // Replace a token-ish span with a JSON fragment.
+    const size_t a = pick(s.size());
+    const size_t len = pick(std::min<size_t>(24, s.size() - a) + 1);
+    s.replace(a, len, tokens[pick(sizeof tokens / sizeof *tokens)]);
+  }
+
+  std::mt19937_64& rng() { return rng_; }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+enum class Outcome { Ok, TdfxError, Bug };
+
+Outcome exercise(const std::string& path, std::string& message) {
+  try {
+    const tdfx::ModelFile model = tdfx::loadModelFile(path);
+    tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+    (void)gm.code();
+    // Submodules kept whole for data-dependent loops run the model's own loop, which a mutated
+    // constant can make endless (as it would in eager PyTorch): such graphs are traced, not run.
+    bool dataDependent = false;
+    for (const auto& node : gm.graph().nodes()) dataDependent = dataDependent || !node->meta().leafReason.empty();
+    if (!model.exampleInputs.empty() && !dataDependent) {
+      int64_t elements = 0;
+      for (const auto& spec : model.exampleInputs) {
+        int64_t n = 1;
+        for (int64_t d : spec.shape) n = (d > 0 && n < (int64_t(1) << 40) / d) ? n * d : (d == 0 ? 0 : int64_t(1) << 40);
+        elements += n;
+      }
+      if (elements <= (1 << 20)) {  // run only inputs of a sane size
+        tdfx::TensorDict td = tdfx::makeExampleInputs(model, 0);
+        tdfx::TensorDict out;
+        gm.forward(td, &out);
+      }
+    }
+    return Outcome::Ok;
+  } catch (const tdfx::Error& e) {
+    message = e.what();
+    return Outcome::TdfxError;
+  } catch (const std::exception& e) {
+    message = std::string("non-tdfx exception: ") + e.what();
+    return Outcome::Bug;
+  } catch (...) {
+    message = "unknown exception";
+    return Outcome::Bug;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 10;
+  uint64_t seed = 1;
+  std::string outDir = fs::temp_directory_path() / "tdfx-fuzz";
+  std::vector<std::string> seeds;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
+    else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
+    else if (a == "--out" && i + 1 < argc) outDir = argv[++i];
+    else seeds.push_back(a);
+  }
+  if (seeds.empty()) {
+    std::cerr << "usage: tdfx_fuzz_loader --seconds N [--seed S] [--out DIR] SEED_FILE...\n";
+    return 2;
+  }
+  fs::create_directories(outDir);
+  const std::string current = (fs::path(outDir) / "current.pt").string();
+  std::vector<std::string> seedBytes;
+  std::vector<Records> seedRecords;
+  for (const auto& s : seeds) {
+    seedBytes.push_back(readFile(s));
+    seedRecords.push_back(readRecords(s));
+  }
+  Mutator m(seed);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  size_t iterations = 0, rejected = 0, accepted = 0, bugs = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const size_t which = m.pick(seeds.size());
+    const size_t strategy = m.pick(4);
+    if (strategy == 0) {
+      std::string bytes = seedBytes[which];
+      for (size_t k = 0, n = 1 + m.pick(3); k < n; ++k) m.mutateBytes(bytes);
+      writeFile(current, bytes);
+    } else {
+      Records records = seedRecords[which];
+      auto& [name, data] = records[m.pick(records.size())];
+      const bool json = name == "extra/tensordict.json";
+      if (strategy == 1) {
+        // Prefer the metadata: it is what tdfx parses itself.
+        for (auto& r : records)
+          if (r.first == "extra/tensordict.json") m.mutateJson(r.second);
+      } else if (json) {
+        m.mutateJson(data);
+      } else {
+        m.mutateBytes(data);
+      }
+      writeRecords(current, records);
+    }
+    std::string message;
+    switch (exercise(current, message)) {
+      case Outcome::Ok: ++accepted; break;
+      case Outcome::TdfxError: ++rejected; break;
+      case Outcome::Bug: {
+        const std::string kept = (fs::path(outDir) / ("failure-" + std::to_string(bugs++) + ".pt")).string();
+        fs::copy_file(current, kept, fs::copy_options::overwrite_existing);
+        std::cerr << "BUG: " << message << "\n  input kept as " << kept << "\n";
+      }
+    }
+    ++iterations;
+  }
+  fs::remove(current);
+  std::cout << "fuzz: " << iterations << " inputs in " << seconds << " s: " << accepted << " accepted, " << rejected
+            << " rejected with a tdfx error, " << bugs << " bugs\n";
+  return bugs == 0 ? 0 : 1;
+}

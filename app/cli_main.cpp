@@ -7,6 +7,8 @@
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/view_graph.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
@@ -57,6 +59,39 @@ int runVerify(const VerifyFlags& f) {
   return report.passed() ? 0 : 3;
 }
 
+struct ExportFlags {
+  std::string model, output, style = "tdfx", rankdir = "TB";
+  int depth = -1;
+  bool expandAll = false, shapes = false;
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+};
+
+int runExport(const ExportFlags& f) {
+  const tdfx::ExportFormat format = tdfx::exportFormatForPath(f.output);  // fail before any work
+  (void)format;
+  const tdfx::ModelFile model = tdfx::loadModelFile(f.model);
+  tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+  if (f.shapes) {
+    tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(f.inputs), f.seed);
+    tdfx::TensorDict out;
+    gm.forwardAndRecordShapes(td, &out);
+  }
+  tdfx::ViewOptions options;
+  options.style = f.style == "fx" ? tdfx::ViewStyle::Fx : tdfx::ViewStyle::Tdfx;
+  options.rankdir = f.rankdir;
+  options.shapes = f.shapes;
+  options.hierarchy.expandAll = f.expandAll;
+  if (f.depth >= 0) options.hierarchy.depth = f.depth;
+  tdfx::ViewGraph view = tdfx::buildView(gm.traced(), options);
+  const std::string base = f.model.substr(f.model.find_last_of('/') + 1);
+  view.name = base.substr(0, base.rfind('.'));
+  tdfx::exportView(view, f.output);
+  std::cout << "wrote " << f.output << " (" << view.nodes.size() << " nodes, " << view.edges.size() << " edges, depth "
+            << (f.expandAll ? std::string("all") : std::to_string(view.depth)) << ")\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,6 +119,20 @@ int main(int argc, char** argv) {
   verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
   verify->add_flag("--json", v.json, "Print the report as JSON");
 
+  ExportFlags x;
+  auto* exportCmd = app.add_subcommand("export", "Draw the traced graph to SVG, DOT, PNG or PDF (format from -o's extension)");
+  exportCmd->add_option("MODEL", x.model, "TorchScript archive (.pt)")->required();
+  exportCmd->add_option("-o,--output", x.output, "Output file: .svg, .dot/.gv, .png or .pdf")->required();
+  exportCmd->add_option("--style", x.style, "fx (FxGraphDrawer's picture) or tdfx (default)")
+      ->check(CLI::IsMember({"fx", "tdfx"}));
+  auto* depthOpt = exportCmd->add_option("--depth", x.depth, "Expand module scopes down to this depth (default: at most ~300 nodes)")
+      ->check(CLI::NonNegativeNumber);
+  exportCmd->add_flag("--expand-all", x.expandAll, "Expand every module scope")->excludes(depthOpt);
+  exportCmd->add_option("--rankdir", x.rankdir, "Layout direction")->check(CLI::IsMember({"TB", "LR"}));
+  exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
+  exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
+  exportCmd->add_option("--seed", x.seed, "With --shapes: seed for the random inputs");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -92,6 +141,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand(trace)) return runTrace(t);
     if (app.got_subcommand(verify)) return runVerify(v);
+    if (app.got_subcommand(exportCmd)) return runExport(x);
   } catch (const tdfx::Error& e) {
     std::cerr << "tdfx-cli: error: " << e.what() << "\n";
     return 1;

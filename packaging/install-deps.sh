@@ -10,7 +10,7 @@ packages=(
   libopenblas0-pthread
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libgraphviz-dev graphviz
+  libgraphviz-dev graphviz libssl-dev libxml2-utils
   qt6-base-dev qt6-svg-dev libgl-dev
   python3-torch python3-torchvision
 )

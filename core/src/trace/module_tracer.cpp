@@ -124,6 +124,7 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
 std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
                                                 int depth) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
+  if (!scope.path.empty()) moduleTypes_.emplace(scope.path, pythonTypeName(scope.module.type()));
   Frame frame{scope, depth, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
@@ -334,6 +335,19 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   }
 }
 
+void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
+  // __constants__ (in_features, stride, ...) are constants of the TorchScript class.
+  const c10::ClassTypePtr& type = module.type();
+  for (size_t i = 0; i < type->numConstants(); ++i) {
+    auto arg = argumentFromIValue(type->getConstant(i));
+    meta.moduleConstants.emplace_back(type->getConstantName(i), arg ? formatGraphArgument(*arg) : "?");
+  }
+  for (const auto& p : module.named_parameters(/*recurse=*/true))
+    meta.parameters.push_back({p.name, p.value.sizes().vec(), p.value.scalar_type(), false});
+  for (const auto& b : module.named_buffers(/*recurse=*/true))
+    meta.parameters.push_back({b.name, b.value.sizes().vec(), b.value.scalar_type(), true});
+}
+
 Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRef& target,
                                    const std::vector<SymValue>& args) {
   std::vector<Argument> fxArgs;
@@ -347,6 +361,8 @@ Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRe
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
   kernel->description = fx->meta().moduleType + ".forward";
+  describeModule(target.module, fx->meta());
+  moduleTypes_.emplace(target.path, fx->meta().moduleType);
   const size_t n = args.size();
   jit::Module module = target.module;
   kernel->run = [module, n](jit::Stack& stack) {

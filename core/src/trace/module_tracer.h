@@ -58,6 +58,9 @@ class ModuleTracer {
   /// Inlines `module.forward` with `inputs` (not including self) and returns its outputs.
   std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
 
+  /// Type of every module whose code was inlined or kept as a leaf, by path.
+  const std::map<std::string, std::string>& moduleTypes() const { return moduleTypes_; }
+
  private:
   /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
   struct Frame {
@@ -84,6 +87,7 @@ class ModuleTracer {
   void convertConstruct(torch::jit::Node* node, Frame& frame);
   Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::vector<SymValue>& args);
   Node* createGetItem(Node* container, int64_t index);
+  static void describeModule(const torch::jit::Module& module, NodeMeta& meta);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);
   bool convertListMutation(torch::jit::Node* node, Frame& frame);
@@ -93,6 +97,7 @@ class ModuleTracer {
   Graph& graph_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
   int tensorConstants_ = 0;
+  std::map<std::string, std::string> moduleTypes_;
 };
 
 }  // namespace tdfx::trace

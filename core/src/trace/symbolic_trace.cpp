@@ -54,7 +54,7 @@ TracedGraph traceModule(const TensorDictModule& module) {
   if (!result.arg.refersToNodes() && !items)
     throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
   graph->createNode(OpKind::Output, "output", {result.arg});
-  TracedGraph traced{graph, module.outKeys(), {}};
+  TracedGraph traced{graph, module.outKeys(), {}, {{"", module.inKeys(), module.outKeys()}}, tracer.moduleTypes()};
   const auto& keys = module.outKeys();
   for (size_t i = 0; i < keys.size(); ++i) {
     if (isDiscardKey(keys[i])) continue;
@@ -86,6 +86,11 @@ class SequentialMerger {
       }
       if (node.op() == OpKind::Output) {
         recordOutputs(node, sub.outKeys, env);
+        const std::string scopePrefix = std::to_string(index) + ".module";
+        scopeTypes_.emplace(scopePrefix, sub.modules.size() > 1 ? "TensorDictSequential" : "TensorDictModule");
+        for (const auto& [path, type] : sub.scopeTypes) scopeTypes_.emplace(scopePrefix + "." + path, type);
+        for (const auto& m : sub.modules)
+          modules_.push_back({std::to_string(index) + (m.position.empty() ? "" : "." + m.position), m.inKeys, m.outKeys});
         for (const auto& w : sub.writes) {
           auto it = env.find(w.node);
           if (it == env.end()) continue;
@@ -99,6 +104,7 @@ class SequentialMerger {
                                       remap(node.args(), env), remap(node.kwargs(), env),
                                       prefixed ? namePrefix + node.name() : node.name());
       copy->meta() = node.meta();
+      copy->meta().tdModule = std::to_string(index) + (node.meta().tdModule.empty() ? "" : "." + node.meta().tdModule);
       if (node.kernel()) {
         auto kernel = std::make_shared<Kernel>(*node.kernel());
         for (KernelInput& in : kernel->inputs) remap(in, env);
@@ -117,7 +123,7 @@ class SequentialMerger {
       result.items.emplace_back(it->second);
     }
     graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
-    return TracedGraph{graph_, keys, writes_};
+    return TracedGraph{graph_, keys, writes_, modules_, scopeTypes_};
   }
 
  private:
@@ -189,6 +195,8 @@ class SequentialMerger {
   std::map<NestedKey, Node*> written_;
   std::vector<NestedKey> writeOrder_;
   std::vector<TracedGraph::KeyWrite> writes_;
+  std::vector<TracedGraph::ModuleInfo> modules_;
+  std::map<std::string, std::string> scopeTypes_;
 };
 
 }  // namespace

@@ -27,10 +27,25 @@ struct TensorMeta {
   c10::ScalarType dtype = c10::ScalarType::Undefined;
 };
 
+/// A parameter or buffer of a leaf module.
+struct ParameterInfo {
+  std::string name;  ///< relative to the module: "weight", "bn.running_mean"
+  std::vector<int64_t> shape;
+  c10::ScalarType dtype = c10::ScalarType::Undefined;
+  bool isBuffer = false;
+};
+
 /// What tdfx knows about where a node came from and what it produced.
 struct NodeMeta {
   std::string modulePath;  ///< qualified path of the module whose code produced the node ("" = root)
   std::string moduleType;  ///< e.g. "torch.nn.modules.linear.Linear"
+  /// Position of the TensorDictModule that produced the node inside a sequential: "" for a lone
+  /// module, "1" for the second child, "0.2" when nested.
+  std::string tdModule;
+  /// call_module: the module's constants as Python prints them ({"in_features", "100"}, ...).
+  std::vector<std::pair<std::string, std::string>> moduleConstants;
+  /// call_module: the module's parameters and buffers.
+  std::vector<ParameterInfo> parameters;
   std::string sourceFile;  ///< from the TorchScript debug info, empty when the archive has none
   int sourceLine = 0;
   std::string sourceText;  ///< the user's Python text that generated the node

@@ -1,6 +1,8 @@
 #pragma once
 // Tracing TensorDict modules into one FX graph, after tensordict.prototype.fx.symbolic_trace.
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tdfx/ir/graph.h"
@@ -25,6 +27,18 @@ struct TracedGraph {
     int tupleIndex = -1;  ///< >= 0 when `node` yields a tuple and the value is one element
   };
   std::vector<KeyWrite> writes;
+
+  /// Every TensorDictModule of the traced module, with its position ("" for a lone module, "1",
+  /// "0.2"; the same positions as NodeMeta::tdModule) and keys.
+  struct ModuleInfo {
+    std::string position;
+    std::vector<NestedKey> inKeys, outKeys;
+  };
+  std::vector<ModuleInfo> modules;
+
+  /// Python type of every module whose code was inlined or called, by scope path as scopesOf()
+  /// names it ("0.module.stages.0" -> "__main__.Stage").
+  std::map<std::string, std::string> scopeTypes;
 };
 
 /// Converts the module's TorchScript code to a graph without running it. Sequentials become one

@@ -1,0 +1,68 @@
+#pragma once
+// Graphviz layout and rendering of a ViewGraph. Graphviz is not thread-safe: every call into it
+// holds one process-wide lock, so layouts may run on worker threads. Geometry is copied out into
+// plain structs and Graphviz's layout freed before the lock is released.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tdfx/layout/view_graph.h"
+
+namespace tdfx {
+
+struct TextSize {
+  double width = 0, height = 0;  ///< in points (1/72 inch)
+};
+/// Measures one line of label text; the GUI passes real font metrics, the CLI the default.
+using TextMeasure = std::function<TextSize(const std::string& line)>;
+/// An estimate for a 10 pt sans-serif font.
+TextMeasure defaultTextMeasure();
+
+/// Geometry in points, origin top-left, y growing downwards.
+struct LayoutResult {
+  struct Point {
+    double x = 0, y = 0;
+  };
+  struct NodeBox {
+    std::string id;
+    double x = 0, y = 0, width = 0, height = 0;  ///< centre and size
+  };
+  struct EdgePath {
+    std::string from, to;
+    std::vector<Point> points;  ///< cubic bezier control points: p0, (c1, c2, p)...
+    std::optional<Point> arrowTip;
+    std::string label;
+    Point labelPos;
+  };
+  struct ClusterBox {
+    std::string id, title;
+    double x = 0, y = 0, width = 0, height = 0;  ///< top-left corner and size
+  };
+  double width = 0, height = 0;
+  std::vector<NodeBox> nodes;
+  std::vector<EdgePath> edges;
+  std::vector<ClusterBox> clusters;
+};
+
+/// Lays the view out with Graphviz `dot`. Node sizes come from `measure` (labels never overflow).
+/// Throws tdfx::Error when Graphviz fails.
+LayoutResult layoutView(const ViewGraph& view, const TextMeasure& measure = defaultTextMeasure());
+
+enum class ExportFormat { Svg, Dot, Png, Pdf };
+/// The format for a file name's extension (.svg, .dot/.gv, .png, .pdf); throws tdfx::Error otherwise.
+ExportFormat exportFormatForPath(const std::string& path);
+
+/// The picture as bytes: DOT (re-readable by `dot`, not laid out), or SVG/PNG/PDF rendered by
+/// Graphviz (cairo for PNG/PDF). In SVG each node's element has its IR node name as id.
+std::string renderView(const ViewGraph& view, ExportFormat format);
+
+/// Renders and writes atomically (temporary file in the same folder, then rename): a failed
+/// export never leaves a partial file and never replaces an existing one. Throws tdfx::Error
+/// naming the path and the reason.
+void exportView(const ViewGraph& view, const std::string& path);
+
+/// Writes `bytes` to `path` atomically (see exportView).
+void writeFileAtomically(const std::string& path, const std::string& bytes);
+
+}  // namespace tdfx

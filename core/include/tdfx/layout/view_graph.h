@@ -1,0 +1,93 @@
+#pragma once
+// ViewGraph: what a picture of a traced graph shows (nodes, edges, clusters, labels, colours) as
+// plain data, independent of Graphviz and Qt. Built from the IR for a style and a hierarchy state.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tdfx/ir/graph.h"
+#include "tdfx/trace/symbolic_trace.h"
+
+namespace tdfx {
+
+enum class ViewStyle {
+  Fx,    ///< FxGraphDrawer's picture: record labels, its colours, parameter nodes
+  Tdfx,  ///< tdfx's: tensordict keys as nodes, short op labels, module clusters, shapes on edges
+};
+
+/// Which module scopes are shown collapsed into one node.
+struct HierarchyState {
+  /// Scopes shown expanded down to this depth (0: every top-level scope collapsed). Unset with
+  /// expandAll false: the depth that keeps at most `maxVisibleNodes` nodes (see autoDepth).
+  std::optional<int> depth;
+  bool expandAll = false;
+  int maxVisibleNodes = 300;
+  std::set<std::string> expanded;   ///< scopes expanded beyond `depth`
+  std::set<std::string> collapsed;  ///< scopes collapsed above `depth`
+};
+
+struct ViewOptions {
+  ViewStyle style = ViewStyle::Tdfx;
+  std::string rankdir = "TB";  ///< "TB" or "LR"
+  bool shapes = false;         ///< show recorded output shapes (edges in tdfx style, labels in fx)
+  HierarchyState hierarchy;
+};
+
+/// One visible node: an IR node, a collapsed module scope, a tensordict key, or a parameter.
+struct ViewNode {
+  enum class Kind { Op, Collapsed, Key, Parameter };
+  std::string id;                  ///< unique; the IR node name for ops (used as the SVG element id)
+  Kind kind = Kind::Op;
+  std::vector<std::string> lines;  ///< label lines (tdfx style)
+  std::string recordLabel;         ///< Graphviz record label (fx style), empty otherwise
+  std::string fillColor;           ///< an X11 colour name or #rrggbb
+  std::string shape = "box";       ///< Graphviz shape
+  std::string cluster;             ///< innermost cluster id, "" for none
+  std::vector<std::string> irNodes;  ///< IR nodes this view node stands for
+  std::string scope;                 ///< Collapsed: the scope path
+};
+
+struct ViewEdge {
+  std::string from, to;
+  std::string label;  ///< e.g. "float32[32, 50]"
+};
+
+/// A cluster: a TensorDictModule of a sequential, or a module scope (`layer1.0`).
+struct ViewCluster {
+  std::string id;      ///< "cluster_..." (Graphviz draws subgraphs named cluster* as boxes)
+  std::string title;
+  std::string parent;  ///< enclosing cluster id, "" for top level
+};
+
+struct ViewGraph {
+  std::string name = "tdfx";
+  std::string rankdir = "TB";
+  ViewStyle style = ViewStyle::Tdfx;
+  std::vector<ViewNode> nodes;
+  std::vector<ViewEdge> edges;
+  std::vector<ViewCluster> clusters;
+  std::vector<std::pair<std::string, std::string>> legend;  ///< (label, colour) pairs, tdfx style
+  int depth = 0;                                            ///< the hierarchy depth shown
+
+  const ViewNode* findNode(const std::string& id) const;
+};
+
+/// The module scopes a node lives in, outermost first: ["layer1", "layer1.0"] for both
+/// `layer1.0.conv1` (a call_module) and an op inlined from `layer1.0`'s forward. In a sequential,
+/// the TensorDictModules are scopes too, named like call_module targets: "0.module",
+/// "0.module.layer1".
+std::vector<std::string> scopesOf(const Node& node);
+
+/// Every scope of the graph and its depth (1 for top-level scopes).
+std::map<std::string, int> allScopes(const Graph& graph);
+
+/// The largest depth at which at most `maxVisibleNodes` nodes are visible (0 when even depth 0 has more).
+int autoDepth(const Graph& graph, int maxVisibleNodes);
+
+/// Builds the picture. Every IR edge between visible nodes appears once; edges inside a
+/// collapsed scope disappear, edges crossing it attach to the collapsed node.
+ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options);
+
+}  // namespace tdfx

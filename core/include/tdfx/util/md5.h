@@ -1,0 +1,11 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace tdfx {
+
+/// The first 32 bits of the MD5 digest of `text`, read big-endian: Python's
+/// int(hashlib.md5(text.encode()).hexdigest()[:8], 16), which FxGraphDrawer uses to pick colours.
+uint32_t md5Prefix32(const std::string& text);
+
+}  // namespace tdfx

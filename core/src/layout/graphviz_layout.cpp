@@ -1,0 +1,300 @@
+#include "tdfx/layout/graphviz_layout.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unistd.h>
+
+#include "tdfx/error.h"
+
+namespace tdfx {
+namespace {
+
+std::mutex& graphvizMutex() {
+  static std::mutex m;
+  return m;
+}
+
+// One Graphviz context for the process, created on first use (under the lock).
+GVC_t* context() {
+  static GVC_t* gvc = [] {
+    agseterr(AGERR);  // warnings (e.g. about fonts) are not errors of the user's
+    return gvContext();
+  }();
+  return gvc;
+}
+
+char* cstr(const char* s) { return const_cast<char*>(s); }
+
+void set(void* obj, const char* name, const std::string& value) { agsafeset(obj, cstr(name), cstr(value.c_str()), cstr("")); }
+
+// A plain Graphviz label: backslashes are escapes there, so user text doubles them; lines join with \n.
+std::string plainLabel(const std::vector<std::string>& lines) {
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i) out += "\\n";
+    for (char c : lines[i]) {
+      if (c == '\\') out += "\\\\";
+      else out += c;
+    }
+  }
+  return out;
+}
+
+std::string htmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+struct GraphDeleter {
+  void operator()(Agraph_t* g) const { agclose(g); }
+};
+using GraphPtr = std::unique_ptr<Agraph_t, GraphDeleter>;
+
+constexpr double kPadX = 16, kPadY = 10;
+
+// Builds the cgraph graph. With `measure`, nodes get fixed sizes from measured text (for layouts
+// drawn by the caller); without, Graphviz sizes and draws the labels itself (for rendering).
+GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
+  GraphPtr g(agopen(cstr(view.name.c_str()), Agdirected, nullptr));
+  const bool fx = view.style == ViewStyle::Fx;
+  set(g.get(), "rankdir", view.rankdir == "LR" ? "LR" : "TB");
+  if (!fx) {
+    set(g.get(), "fontname", "Helvetica");
+    set(g.get(), "fontsize", "10");
+    set(g.get(), "nodesep", "0.25");
+    set(g.get(), "ranksep", "0.35");
+  }
+  if (view.nodes.size() > 1500) {
+    // dot's network simplex dominates on big graphs; bounded iterations keep it to seconds.
+    set(g.get(), "nslimit", "2");
+    set(g.get(), "nslimit1", "2");
+    set(g.get(), "mclimit", "0.3");
+    set(g.get(), "searchsize", "20");
+  }
+  if (!measure && !view.legend.empty()) {
+    std::string html = "<<TABLE BORDER=\"0\" CELLSPACING=\"2\"><TR>";
+    for (const auto& [label, color] : view.legend)
+      html += "<TD BGCOLOR=\"" + htmlEscape(color) + "\" BORDER=\"1\">" + htmlEscape(label) + "</TD>";
+    html += "</TR></TABLE>>";
+    // An HTML-like label: the text between the outer <> marks, registered as HTML with cgraph.
+    agattr(g.get(), AGRAPH, cstr("label"), cstr(""));
+    char* h = agstrdup_html(g.get(), cstr(html.substr(1, html.size() - 2).c_str()));
+    agset(g.get(), cstr("label"), h);
+    agstrfree(g.get(), h);
+    set(g.get(), "labelloc", "b");
+  }
+
+  std::map<std::string, Agraph_t*> clusters;
+  for (const ViewCluster& c : view.clusters) {
+    Agraph_t* parent = c.parent.empty() ? g.get() : clusters.at(c.parent);
+    Agraph_t* sub = agsubg(parent, cstr(c.id.c_str()), 1);
+    set(sub, "label", plainLabel({c.title}));
+    set(sub, "style", fx ? "dashed" : "rounded,filled");
+    if (!fx) {
+      set(sub, "fillcolor", "#F6F8FA");
+      set(sub, "color", "#9AA5B1");
+      set(sub, "fontsize", "9");
+    }
+    clusters[c.id] = sub;
+  }
+
+  std::map<std::string, Agnode_t*> nodes;
+  for (const ViewNode& v : view.nodes) {
+    Agraph_t* parent = v.cluster.empty() ? g.get() : clusters.at(v.cluster);
+    Agnode_t* n = agnode(parent, cstr(v.id.c_str()), 1);
+    nodes[v.id] = n;
+    set(n, "id", v.id);
+    set(n, "shape", v.shape);
+    set(n, "style", fx ? "filled,rounded" : "filled");
+    set(n, "fillcolor", v.fillColor);
+    if (!v.recordLabel.empty()) {
+      set(n, "label", v.recordLabel);
+    } else {
+      set(n, "label", plainLabel(v.lines));
+      if (!fx) {
+        set(n, "fontname", "Helvetica");
+        set(n, "fontsize", "10");
+      }
+    }
+    if (measure && v.recordLabel.empty()) {
+      double w = 0, h = 0;
+      for (const std::string& line : v.lines) {
+        const TextSize s = (*measure)(line);
+        w = std::max(w, s.width);
+        h += s.height;
+      }
+      set(n, "fixedsize", "true");
+      set(n, "width", std::to_string((w + 2 * kPadX) / 72.0));
+      set(n, "height", std::to_string((h + 2 * kPadY) / 72.0));
+    }
+  }
+  for (const ViewEdge& e : view.edges) {
+    auto from = nodes.find(e.from), to = nodes.find(e.to);
+    if (from == nodes.end() || to == nodes.end()) continue;
+    Agedge_t* edge = agedge(g.get(), from->second, to->second, nullptr, 1);
+    if (!e.label.empty()) {
+      set(edge, "label", plainLabel({e.label}));
+      set(edge, "fontsize", "8");
+    }
+  }
+  return g;
+}
+
+}  // namespace
+
+TextMeasure defaultTextMeasure() {
+  return [](const std::string& line) {
+    // Count code points, not bytes, so keys in other scripts are not measured three times too wide.
+    size_t chars = 0;
+    for (unsigned char c : line) chars += (c & 0xC0) != 0x80;
+    return TextSize{chars * 6.0, 13.0};
+  };
+}
+
+LayoutResult layoutView(const ViewGraph& view, const TextMeasure& measure) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  GVC_t* gvc = context();
+  GraphPtr g = buildGraph(view, &measure);
+  if (gvLayout(gvc, g.get(), "dot") != 0) throw Error("Graphviz could not lay out the graph");
+  LayoutResult out;
+  const boxf bb = GD_bb(g.get());
+  out.width = bb.UR.x - bb.LL.x;
+  out.height = bb.UR.y - bb.LL.y;
+  const auto flip = [&](pointf p) { return LayoutResult::Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
+  for (Agnode_t* n = agfstnode(g.get()); n; n = agnxtnode(g.get(), n)) {
+    const auto c = flip(ND_coord(n));
+    out.nodes.push_back({agnameof(n), c.x, c.y, ND_width(n) * 72.0, ND_height(n) * 72.0});
+    for (Agedge_t* e = agfstout(g.get(), n); e; e = agnxtout(g.get(), e)) {
+      LayoutResult::EdgePath path;
+      path.from = agnameof(agtail(e));
+      path.to = agnameof(aghead(e));
+      if (const splines* spl = ED_spl(e); spl && spl->size > 0) {
+        const bezier& bz = spl->list[0];
+        for (int i = 0; i < bz.size; ++i) path.points.push_back(flip(bz.list[i]));
+        if (bz.eflag) path.arrowTip = flip(bz.ep);
+      }
+      if (textlabel_t* label = ED_label(e)) {
+        path.label = label->text ? label->text : "";
+        path.labelPos = flip(label->pos);
+      }
+      out.edges.push_back(std::move(path));
+    }
+  }
+  // Clusters, depth first.
+  std::vector<Agraph_t*> stack{g.get()};
+  while (!stack.empty()) {
+    Agraph_t* sg = stack.back();
+    stack.pop_back();
+    for (Agraph_t* sub = agfstsubg(sg); sub; sub = agnxtsubg(sub)) {
+      const boxf b = GD_bb(sub);
+      const auto tl = flip(pointf{b.LL.x, b.UR.y});
+      const char* title = agget(sub, cstr("label"));
+      out.clusters.push_back({agnameof(sub), title ? title : "", tl.x, tl.y, b.UR.x - b.LL.x, b.UR.y - b.LL.y});
+      stack.push_back(sub);
+    }
+  }
+  gvFreeLayout(gvc, g.get());
+  return out;
+}
+
+ExportFormat exportFormatForPath(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "svg") return ExportFormat::Svg;
+  if (ext == "dot" || ext == "gv") return ExportFormat::Dot;
+  if (ext == "png") return ExportFormat::Png;
+  if (ext == "pdf") return ExportFormat::Pdf;
+  throw Error(path + ": unknown export format \"." + ext + "\"; expected .svg, .dot, .gv, .png or .pdf");
+}
+
+std::string renderView(const ViewGraph& view, ExportFormat format) {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  GVC_t* gvc = context();
+  GraphPtr g = buildGraph(view, nullptr);
+  if (format == ExportFormat::Dot) {
+    char* buffer = nullptr;
+    size_t size = 0;
+    FILE* f = open_memstream(&buffer, &size);
+    if (!f) throw Error("cannot allocate memory for the DOT text");
+    const int rc = agwrite(g.get(), f);
+    std::fclose(f);
+    std::string dotText(buffer ? buffer : "", size);
+    std::free(buffer);
+    if (rc != 0) throw Error("Graphviz could not write the DOT text");
+    return dotText;
+  }
+  if (gvLayout(gvc, g.get(), "dot") != 0) throw Error("Graphviz could not lay out the graph");
+  const char* renderer = format == ExportFormat::Svg ? "svg" : format == ExportFormat::Png ? "png:cairo" : "pdf:cairo";
+  char* data = nullptr;
+  unsigned int length = 0;
+  const int rc = gvRenderData(gvc, g.get(), renderer, &data, &length);
+  std::string bytes(data ? data : "", data ? length : 0);
+  if (data) gvFreeRenderData(data);
+  gvFreeLayout(gvc, g.get());
+  if (rc != 0 || bytes.empty())
+    throw Error(std::string("Graphviz cannot render ") + renderer +
+                " (is the cairo plugin, Debian's libgvplugin-pango / graphviz package, installed?)");
+  return bytes;
+}
+
+void writeFileAtomically(const std::string& path, const std::string& bytes) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  std::string tmpl = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + ".tdfx-XXXXXX";
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw Error(path + ": cannot write in " + dir + ": " + std::strerror(errno));
+  const std::string tmp(name.data());
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error(path + ": write failed: " + std::strerror(err));
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(path + ": write failed: " + std::strerror(err));
+  }
+  ::chmod(tmp.c_str(), 0644);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(path + ": cannot replace the file: " + std::strerror(err));
+  }
+}
+
+void exportView(const ViewGraph& view, const std::string& path) {
+  writeFileAtomically(path, renderView(view, exportFormatForPath(path)));
+}
+
+}  // namespace tdfx

@@ -1,0 +1,413 @@
+#include "tdfx/layout/view_graph.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "tdfx/ir/graph_printer.h"
+#include "tdfx/util/dtype.h"
+#include "tdfx/util/md5.h"
+
+namespace tdfx {
+
+const ViewNode* ViewGraph::findNode(const std::string& id) const {
+  for (const ViewNode& n : nodes)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+namespace {
+
+std::string tdScopePath(const std::string& tdModule) {
+  // "0.1" -> "0.module.1.module", as the call_module targets of nested sequentials are prefixed.
+  std::string out;
+  size_t start = 0;
+  while (!tdModule.empty()) {
+    const size_t dot = tdModule.find('.', start);
+    out += (out.empty() ? "" : ".") + tdModule.substr(start, dot == std::string::npos ? std::string::npos : dot - start) +
+           ".module";
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return out;
+}
+
+std::string lastPart(const std::string& dotted) {
+  const size_t dot = dotted.rfind('.');
+  return dot == std::string::npos ? dotted : dotted.substr(dot + 1);
+}
+
+bool isKeyRead(const Node& n) { return n.meta().tensordictKey.has_value(); }
+
+// FxGraphDrawer's colour of a node.
+std::string fxColor(const Node& n) {
+  switch (n.op()) {
+    case OpKind::Placeholder: return "AliceBlue";
+    case OpKind::CallModule: return "LemonChiffon1";
+    case OpKind::GetAttr: return "LightGrey";
+    case OpKind::Output: return "PowderBlue";
+    default: break;
+  }
+  static const char* colors[] = {"CadetBlue1",   "Coral",      "DarkOliveGreen1", "DarkSeaGreen1", "GhostWhite", "Khaki1",
+                                 "LavenderBlush1", "LightSkyBlue", "MistyRose1",  "MistyRose2",    "PaleTurquoise2",
+                                 "PeachPuff1",   "Salmon",     "Thistle1",        "Thistle3",      "Wheat1"};
+  return colors[md5Prefix32(printedTarget(n)) % 16];
+}
+
+// Record labels treat {}|<> as structure and backslash as an escape: user text must escape them.
+// (Quotes are DOT's business: cgraph escapes them when writing.)
+std::string recordEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '{' || c == '}' || c == '|' || c == '<' || c == '>' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string fxArgs(const std::vector<Argument>& args, const Kwargs& kwargs) {
+  // FxGraphDrawer with skip_node_names_in_args: arguments that mention nodes are left out.
+  std::string out;
+  std::vector<std::string> items;
+  for (const Argument& a : args)
+    if (!a.refersToNodes()) items.push_back(formatGraphArgument(a));
+  if (!items.empty()) {
+    out += "|args=(\\l";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\\n" : "") + recordEscape(items[i]);
+    out += ",\\n)\\l";
+  }
+  items.clear();
+  for (const auto& [k, v] : kwargs)
+    if (!v.refersToNodes()) items.push_back(k + ": " + formatGraphArgument(v));
+  if (!items.empty()) {
+    out += "|kwargs=\\{\\l";
+    for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\\n" : "") + recordEscape(items[i]);
+    out += ",\\n\\}\\l";
+  }
+  return out;
+}
+
+std::string fxLabel(const Node& n, bool shapes) {
+  std::string label = "{name=%" + recordEscape(n.name()) + "|op_code=" + opKindName(n.op()) + "\\n";
+  if (n.op() == OpKind::CallModule) {
+    label += "\\n" + recordEscape(n.meta().moduleType) + "\\n|";
+    std::string extra;
+    for (size_t i = 0; i < n.meta().moduleConstants.size(); ++i) {
+      const auto& [k, v] = n.meta().moduleConstants[i];
+      extra += (i ? "\\n" : "") + recordEscape(k + ": " + v);
+    }
+    label += extra + "\\n";
+  } else {
+    std::string target = printedTarget(n);
+    if (target.rfind("operator.", 0) == 0) target = "_" + target;  // FX shows the qualified name
+    label += "|target=" + recordEscape(target) + "\\n";
+    label += fxArgs(n.args(), n.kwargs());
+    label += "|num_users=" + std::to_string(n.users().size()) + "\\n";
+  }
+  if (shapes)
+    for (const TensorMeta& t : n.meta().outputs) label += "|" + recordEscape(formatTensorMeta(t)) + "\\n";
+  return label + "}";
+}
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+// tdfx's short label: "Linear 100→50", "Conv2d 3→64 (7, 7)", "relu", ".view".
+std::string shortLabel(const Node& n) {
+  switch (n.op()) {
+    case OpKind::CallModule: {
+      std::string label = lastPart(n.meta().moduleType);
+      std::map<std::string, std::string> c(n.meta().moduleConstants.begin(), n.meta().moduleConstants.end());
+      if (c.count("in_features") && c.count("out_features"))
+        label += " " + c["in_features"] + "\u2192" + c["out_features"];
+      else if (c.count("in_channels") && c.count("out_channels"))
+        label += " " + c["in_channels"] + "\u2192" + c["out_channels"] + (c.count("kernel_size") ? " " + c["kernel_size"] : "");
+      else if (c.count("num_features"))
+        label += " " + c["num_features"];
+      return label;
+    }
+    case OpKind::CallMethod: return "." + n.target();
+    case OpKind::GetAttr: return n.target();
+    case OpKind::CallFunction: {
+      if (n.target() == "operator.getitem" && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
+      return lastPart(n.target());
+    }
+    default: return n.name();
+  }
+}
+
+const char* tdfxColor(OpKind op) {
+  switch (op) {
+    case OpKind::CallModule: return "#FFE9A8";
+    case OpKind::CallFunction: return "#CFE3F7";
+    case OpKind::CallMethod: return "#D4F0DC";
+    case OpKind::GetAttr: return "#E3E5E8";
+    default: return "#FFFFFF";
+  }
+}
+constexpr const char* kKeyReadColor = "#9CCBF0";
+constexpr const char* kKeyWriteColor = "#F4B6AE";
+constexpr const char* kCollapsedColor = "#F7D9B5";
+
+struct Visibility {
+  // For each IR node: the view node id it is drawn as ("" when not drawn).
+  std::vector<std::string> viewId;
+};
+
+}  // namespace
+
+std::vector<std::string> scopesOf(const Node& node) {
+  std::vector<std::string> scopes;
+  const std::string td = tdScopePath(node.meta().tdModule);
+  if (!td.empty()) {
+    std::string prefix;
+    size_t start = 0;
+    while (true) {
+      const size_t dot = td.find(".module", start);
+      if (dot == std::string::npos) break;
+      prefix = td.substr(0, dot + 7);
+      scopes.push_back(prefix);
+      start = dot + 8;
+    }
+  }
+  if (isKeyRead(node) || node.op() == OpKind::Placeholder || node.op() == OpKind::Output) return scopes;
+  std::string path = node.meta().modulePath;
+  if (node.op() == OpKind::CallModule) {
+    const size_t dot = path.rfind('.');
+    path = dot == std::string::npos ? "" : path.substr(0, dot);
+  }
+  size_t start = 0;
+  while (!path.empty()) {
+    const size_t dot = path.find('.', start);
+    const std::string prefix = path.substr(0, dot);
+    scopes.push_back(td.empty() ? prefix : td + "." + prefix);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return scopes;
+}
+
+std::map<std::string, int> allScopes(const Graph& graph) {
+  std::map<std::string, int> scopes;
+  for (const auto& n : graph.nodes()) {
+    const auto chain = scopesOf(*n);
+    for (size_t i = 0; i < chain.size(); ++i) scopes.emplace(chain[i], static_cast<int>(i) + 1);
+  }
+  return scopes;
+}
+
+namespace {
+
+// The scope a node is folded into at this hierarchy state, or "" when it is visible itself.
+std::string collapsedScope(const std::vector<std::string>& chain, int depth, const HierarchyState& h) {
+  for (size_t i = 0; i < chain.size(); ++i) {
+    const int level = static_cast<int>(i) + 1;
+    bool expanded = h.expandAll || level <= depth;
+    if (h.expanded.count(chain[i])) expanded = true;
+    if (h.collapsed.count(chain[i])) expanded = false;
+    if (!expanded) return chain[i];
+  }
+  return "";
+}
+
+size_t countVisible(const Graph& graph, int depth) {
+  HierarchyState h;
+  std::set<std::string> seen;
+  size_t visible = 0;
+  for (const auto& n : graph.nodes()) {
+    const std::string scope = collapsedScope(scopesOf(*n), depth, h);
+    if (scope.empty()) ++visible;
+    else if (seen.insert(scope).second) ++visible;
+  }
+  return visible;
+}
+
+}  // namespace
+
+int autoDepth(const Graph& graph, int maxVisibleNodes) {
+  int maxDepth = 0;
+  for (const auto& [scope, depth] : allScopes(graph)) maxDepth = std::max(maxDepth, depth);
+  int best = 0;
+  for (int d = 0; d <= maxDepth; ++d) {
+    if (countVisible(graph, d) > static_cast<size_t>(maxVisibleNodes)) break;
+    best = d;
+  }
+  return best;
+}
+
+ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
+  const Graph& graph = *traced.graph;
+  const HierarchyState& h = options.hierarchy;
+  ViewGraph view;
+  view.rankdir = options.rankdir;
+  view.style = options.style;
+  view.depth = h.expandAll ? 1000 : h.depth ? *h.depth : autoDepth(graph, h.maxVisibleNodes);
+  const bool fx = options.style == ViewStyle::Fx;
+
+  // Scope metadata: module types by path, TensorDictModule titles.
+  std::map<std::string, std::string> scopeTypes = traced.scopeTypes;
+  std::map<std::string, std::string> tdTitles;
+  for (const auto& m : traced.modules) {
+    if (m.position.empty()) continue;
+    std::string title = m.position + ": ";
+    for (size_t i = 0; i < m.inKeys.size(); ++i) title += (i ? ", " : "") + keyToString(m.inKeys[i]);
+    title += " \u2192 ";
+    for (size_t i = 0; i < m.outKeys.size(); ++i) title += (i ? ", " : "") + keyToString(m.outKeys[i]);
+    tdTitles[tdScopePath(m.position)] = title;
+  }
+  auto clusterId = [](const std::string& scope) { return "cluster_" + scope; };
+  std::set<std::string> usedClusters;
+  auto innermostCluster = [&](const std::vector<std::string>& chain, const std::string& stopAt) {
+    // Clusters are the expanded scopes around a visible node (up to, not including, a collapsed one).
+    // FxGraphDrawer's picture has none.
+    if (fx) return std::string();
+    std::string inner;
+    for (const std::string& s : chain) {
+      if (s == stopAt) break;
+      inner = s;
+      usedClusters.insert(s);
+    }
+    return inner.empty() ? std::string() : clusterId(inner);
+  };
+
+  std::vector<std::string> viewId(graph.size());
+  std::map<std::string, size_t> collapsedIndex;
+  for (const auto& nodePtr : graph.nodes()) {
+    const Node& n = *nodePtr;
+    if (!fx && (n.op() == OpKind::Placeholder || n.op() == OpKind::Output)) continue;
+    const auto chain = scopesOf(n);
+    const std::string folded = collapsedScope(chain, view.depth, h);
+    if (!folded.empty()) {
+      auto it = collapsedIndex.find(folded);
+      if (it == collapsedIndex.end()) {
+        ViewNode v;
+        v.id = "scope:" + folded;
+        v.kind = ViewNode::Kind::Collapsed;
+        v.scope = folded;
+        std::string shown = folded;
+        std::string type = scopeTypes.count(folded) ? lastPart(scopeTypes[folded]) : "";
+        if (tdTitles.count(folded)) type = tdTitles[folded];
+        v.lines = {lastPart(folded) == "module" ? folded : shown, type};
+        v.fillColor = fx ? "LemonChiffon1" : kCollapsedColor;
+        v.shape = fx ? "record" : "box3d";
+        if (fx) v.recordLabel = "{" + recordEscape(shown) + "|" + recordEscape(type) + "\\n}";
+        v.cluster = innermostCluster(chain, folded);
+        collapsedIndex[folded] = view.nodes.size();
+        view.nodes.push_back(v);
+        it = collapsedIndex.find(folded);
+      }
+      view.nodes[it->second].irNodes.push_back(n.name());
+      viewId[n.index()] = view.nodes[it->second].id;
+      continue;
+    }
+    ViewNode v;
+    v.irNodes = {n.name()};
+    v.cluster = innermostCluster(chain, "");
+    if (!fx && isKeyRead(n)) {
+      v.id = n.name();
+      v.kind = ViewNode::Kind::Key;
+      v.lines = {keyToString(*n.meta().tensordictKey)};
+      v.shape = "ellipse";
+      v.fillColor = kKeyReadColor;
+    } else {
+      v.id = n.name();
+      if (fx) {
+        v.shape = "record";
+        v.recordLabel = fxLabel(n, options.shapes);
+        v.fillColor = fxColor(n);
+      } else {
+        const std::string label = shortLabel(n);
+        v.lines = label == n.name() ? std::vector<std::string>{label} : std::vector<std::string>{label, n.name()};
+        v.fillColor = tdfxColor(n.op());
+      }
+    }
+    viewId[n.index()] = v.id;
+    view.nodes.push_back(std::move(v));
+    // FxGraphDrawer draws a leaf module's parameters and buffers as their own nodes.
+    if (fx && n.op() == OpKind::CallModule) {
+      for (const ParameterInfo& p : n.meta().parameters) {
+        ViewNode w;
+        w.id = n.name() + "." + p.name;
+        w.kind = ViewNode::Kind::Parameter;
+        w.shape = "record";
+        w.fillColor = "Salmon";
+        w.recordLabel = "{" + recordEscape(w.id) + "|op_code=get_" + (p.isBuffer ? "buffer" : "parameter") + "\\l" +
+                        dtypeRepr(p.dtype) + recordEscape(shapeText(p.shape)) + "\\n}";
+        w.cluster = view.nodes.back().cluster;
+        view.edges.push_back({w.id, n.name(), ""});
+        view.nodes.push_back(std::move(w));
+      }
+    }
+  }
+
+  // Edges: producer -> user, once per pair of visible nodes, none inside a collapsed scope.
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& nodePtr : graph.nodes()) {
+    const Node& n = *nodePtr;
+    const std::string& from = viewId[n.index()];
+    if (from.empty()) continue;
+    for (const Node* user : n.users()) {
+      const std::string& to = viewId[user->index()];
+      if (to.empty() || to == from || !seen.insert({from, to}).second) continue;
+      std::string label;
+      if (options.shapes && !fx && !n.meta().outputs.empty()) label = formatTensorMeta(n.meta().outputs[0]);
+      view.edges.push_back({from, to, label});
+    }
+  }
+
+  // tdfx style: the keys the graph writes, as their own nodes.
+  if (!fx) {
+    const Node* output = graph.outputNode();
+    std::vector<const Node*> values;
+    if (output && !output->args().empty()) {
+      const Argument& result = output->args()[0];
+      if (const auto* items = result.items(); items && !result.isNode()) {
+        for (const Argument& a : *items) values.push_back(a.isNode() ? a.node() : nullptr);
+      } else if (result.isNode()) {
+        values.push_back(result.node());
+      }
+    }
+    for (size_t i = 0; i < traced.outKeys.size(); ++i) {
+      ViewNode k;
+      k.id = "out:" + keyToString(traced.outKeys[i]);
+      k.kind = ViewNode::Kind::Key;
+      k.lines = {keyToString(traced.outKeys[i])};
+      k.shape = "ellipse";
+      k.fillColor = kKeyWriteColor;
+      const Node* producer = values.size() == traced.outKeys.size() ? values[i] : (values.empty() ? nullptr : values[0]);
+      if (producer && !viewId[producer->index()].empty()) {
+        std::string label;
+        if (options.shapes && !producer->meta().outputs.empty()) label = formatTensorMeta(producer->meta().outputs[0]);
+        view.edges.push_back({viewId[producer->index()], k.id, label});
+      }
+      view.nodes.push_back(std::move(k));
+    }
+    view.legend = {{"tensordict read", kKeyReadColor}, {"tensordict write", kKeyWriteColor},
+                   {"module", tdfxColor(OpKind::CallModule)}, {"function", tdfxColor(OpKind::CallFunction)},
+                   {"method", tdfxColor(OpKind::CallMethod)}, {"attribute", tdfxColor(OpKind::GetAttr)},
+                   {"collapsed scope", kCollapsedColor}};
+  }
+
+  // Clusters for the expanded scopes that hold visible nodes, parents before children.
+  for (const std::string& scope : usedClusters) {
+    ViewCluster c;
+    c.id = clusterId(scope);
+    c.title = tdTitles.count(scope) ? tdTitles[scope]
+                                    : scope + (scopeTypes.count(scope) ? " (" + lastPart(scopeTypes[scope]) + ")" : "");
+    const size_t dot = scope.rfind('.');
+    std::string parent = dot == std::string::npos ? "" : scope.substr(0, dot);
+    while (!parent.empty() && !usedClusters.count(parent)) {
+      const size_t d = parent.rfind('.');
+      parent = d == std::string::npos ? "" : parent.substr(0, d);
+    }
+    c.parent = parent.empty() ? "" : clusterId(parent);
+    view.clusters.push_back(std::move(c));
+  }
+  std::sort(view.clusters.begin(), view.clusters.end(),
+            [](const ViewCluster& a, const ViewCluster& b) { return a.id.size() < b.id.size() || (a.id.size() == b.id.size() && a.id < b.id); });
+  return view;
+}
+
+}  // namespace tdfx

@@ -1,0 +1,267 @@
+// Views, Graphviz layouts and exports of real traced fixtures.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tdfx/error.h"
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/view_graph.h"
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::fixture;
+
+GraphModule traced(const std::string& name) { return symbolicTrace(*loadModelFile(fixture(name)).module); }
+
+ViewOptions optionsFor(ViewStyle style, std::optional<int> depth = std::nullopt, bool expandAll = false) {
+  ViewOptions o;
+  o.style = style;
+  o.hierarchy.depth = depth;
+  o.hierarchy.expandAll = expandAll;
+  return o;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+int run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); }
+
+class LayoutExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tdfx-layout-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+::testing::AssertionResult geometryIsSane(const ViewGraph& view, const LayoutResult& layout) {
+  std::map<std::string, const LayoutResult::NodeBox*> boxes;
+  for (const auto& b : layout.nodes) boxes[b.id] = &b;
+  std::map<std::string, const LayoutResult::ClusterBox*> clusters;
+  for (const auto& c : layout.clusters) clusters[c.id] = &c;
+  if (boxes.size() != view.nodes.size())
+    return ::testing::AssertionFailure() << boxes.size() << " boxes for " << view.nodes.size() << " nodes";
+  const double eps = 1.0;
+  for (const ViewNode& v : view.nodes) {
+    const auto* b = boxes.at(v.id);
+    // Inside every enclosing cluster.
+    for (std::string c = v.cluster; !c.empty();) {
+      const auto* box = clusters.at(c);
+      if (b->x - b->width / 2 < box->x - eps || b->x + b->width / 2 > box->x + box->width + eps ||
+          b->y - b->height / 2 < box->y - eps || b->y + b->height / 2 > box->y + box->height + eps)
+        return ::testing::AssertionFailure() << "node " << v.id << " is outside cluster " << c;
+      std::string parent;
+      for (const auto& vc : view.clusters)
+        if (vc.id == c) parent = vc.parent;
+      c = parent;
+    }
+  }
+  // No two node boxes overlap.
+  for (size_t i = 0; i < layout.nodes.size(); ++i)
+    for (size_t j = i + 1; j < layout.nodes.size(); ++j) {
+      const auto &a = layout.nodes[i], &b = layout.nodes[j];
+      if (std::abs(a.x - b.x) * 2 < a.width + b.width - eps && std::abs(a.y - b.y) * 2 < a.height + b.height - eps)
+        return ::testing::AssertionFailure() << "nodes " << a.id << " and " << b.id << " overlap";
+    }
+  // Edges start at their tail's box and end (arrow tip) at their head's box.
+  const auto near = [&](const LayoutResult::Point& p, const LayoutResult::NodeBox& b) {
+    return p.x >= b.x - b.width / 2 - 3 && p.x <= b.x + b.width / 2 + 3 && p.y >= b.y - b.height / 2 - 3 &&
+           p.y <= b.y + b.height / 2 + 3;
+  };
+  if (layout.edges.size() != view.edges.size())
+    return ::testing::AssertionFailure() << layout.edges.size() << " paths for " << view.edges.size() << " edges";
+  for (const auto& e : layout.edges) {
+    if (e.points.empty() || !e.arrowTip) return ::testing::AssertionFailure() << "edge " << e.from << "->" << e.to << " has no path";
+    if (!near(e.points.front(), *boxes.at(e.from)) || !near(*e.arrowTip, *boxes.at(e.to)))
+      return ::testing::AssertionFailure() << "edge " << e.from << "->" << e.to << " does not connect its nodes";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(Layout, GeometryIsSaneForEveryFixtureStyleAndDepth) {
+  for (const char* name : {"seed_module.pt", "seed_sequential.pt", "nested_sequential.pt", "scoped.pt", "ops.pt",
+                           "control_flow.pt", "weird_keys.pt"}) {
+    const GraphModule gm = traced(name);
+    for (ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx})
+      for (int depth : {0, 1, 2, 5}) {
+        const ViewGraph view = buildView(gm.traced(), optionsFor(style, depth));
+        const LayoutResult layout = layoutView(view);
+        EXPECT_TRUE(geometryIsSane(view, layout)) << name << " depth " << depth;
+        EXPECT_GT(layout.width, 0);
+      }
+  }
+}
+
+TEST(Layout, TdfxStyleShowsKeysAndShortLabels) {
+  const GraphModule gm = traced("seed_sequential.pt");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx, std::nullopt, true));
+  const ViewNode* read = view.findNode("getitem_1");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->kind, ViewNode::Kind::Key);
+  EXPECT_EQ(read->lines, (std::vector<std::string>{"(input, mask)"}));
+  const ViewNode* written = view.findNode("out:(output, probabilities)");
+  ASSERT_NE(written, nullptr);
+  EXPECT_EQ(view.findNode("_0_fc1")->lines.front(), "Linear 100\u219250");
+  EXPECT_EQ(view.findNode("tensordict"), nullptr);  // the placeholder is not a key
+  ASSERT_EQ(view.clusters.size(), 2u);
+  EXPECT_EQ(view.clusters[0].title, "0: (input, x) \u2192 (intermediate, x)");
+  EXPECT_FALSE(view.legend.empty());
+}
+
+TEST(Layout, FxStyleMatchesFxGraphDrawer) {
+  const GraphModule gm = traced("seed_sequential.pt");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx));
+  // Colours from fx-format.md: op kinds, and md5 of the printed target for functions.
+  EXPECT_EQ(view.findNode("tensordict")->fillColor, "AliceBlue");
+  EXPECT_EQ(view.findNode("_0_fc1")->fillColor, "LemonChiffon1");
+  EXPECT_EQ(view.findNode("output")->fillColor, "PowderBlue");
+  EXPECT_EQ(view.findNode("getitem")->fillColor, "LavenderBlush1");
+  EXPECT_EQ(view.findNode("relu")->fillColor, "Thistle1");
+  EXPECT_EQ(view.findNode("mul")->fillColor, "MistyRose2");
+  EXPECT_EQ(view.findNode("softmax")->fillColor, "DarkOliveGreen1");
+  EXPECT_EQ(view.findNode("relu")->recordLabel, "{name=%relu|op_code=call_function\\n|target=torch.relu\\n|num_users=1\\n}");
+  EXPECT_EQ(view.findNode("softmax")->recordLabel,
+            "{name=%softmax|op_code=call_function\\n|target=torch.softmax\\n|kwargs=\\{\\ldim: 1,\\n\\}\\l|num_users=1\\n}");
+  EXPECT_NE(view.findNode("getitem")->recordLabel.find("target=_operator.getitem\\n|args=(\\l(input, x),\\n)\\l"),
+            std::string::npos);
+  const ViewNode* weight = view.findNode("_0_fc1.weight");
+  ASSERT_NE(weight, nullptr);
+  EXPECT_EQ(weight->fillColor, "Salmon");
+  EXPECT_EQ(weight->recordLabel, "{_0_fc1.weight|op_code=get_parameter\\ltorch.float32[50, 100]\\n}");
+  EXPECT_TRUE(view.clusters.empty());
+}
+
+TEST(Layout, CollapseAndExpandKeepEveryEdge) {
+  const GraphModule gm = traced("scoped.pt");
+  const Graph& g = gm.graph();
+  for (int depth = 0; depth <= 5; ++depth) {
+    const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx, depth));
+    std::map<std::string, std::string> drawnAs;
+    for (const ViewNode& v : view.nodes)
+      for (const std::string& ir : v.irNodes) drawnAs[ir] = v.id;
+    std::set<std::pair<std::string, std::string>> edges;
+    for (const ViewEdge& e : view.edges) edges.insert({e.from, e.to});
+    for (const auto& n : g.nodes())
+      for (const Node* user : n->users()) {
+        const std::string& a = drawnAs.at(n->name());
+        const std::string& b = drawnAs.at(user->name());
+        EXPECT_TRUE(a == b || edges.count({a, b})) << n->name() << " -> " << user->name() << " at depth " << depth;
+      }
+  }
+  // Collapsing one scope at full depth, then expanding it again.
+  ViewOptions o = optionsFor(ViewStyle::Tdfx, std::nullopt, true);
+  const size_t full = buildView(gm.traced(), o).nodes.size();
+  o.hierarchy.collapsed = {"0.module.stages.1"};
+  const ViewGraph collapsed = buildView(gm.traced(), o);
+  EXPECT_LT(collapsed.nodes.size(), full);
+  const ViewNode* scope = collapsed.findNode("scope:0.module.stages.1");
+  ASSERT_NE(scope, nullptr);
+  EXPECT_EQ(scope->lines, (std::vector<std::string>{"0.module.stages.1", "Stage"}));
+  o.hierarchy.collapsed.clear();
+  EXPECT_EQ(buildView(gm.traced(), o).nodes.size(), full);
+}
+
+TEST(Layout, DefaultDepthKeepsTheNodeBudget) {
+  const GraphModule gm = traced("scoped.pt");
+  const auto scopes = allScopes(gm.graph());
+  EXPECT_EQ(scopes.at("0.module"), 1);
+  EXPECT_EQ(scopes.at("0.module.stages.1.blocks"), 4);
+  EXPECT_EQ(scopes.at("0.module.stages.1.blocks.2"), 5);
+  for (int budget : {5, 9, 12, 1000}) {
+    ViewOptions o;
+    o.hierarchy.maxVisibleNodes = budget;
+    const ViewGraph view = buildView(gm.traced(), o);
+    size_t graphNodes = 0;
+    for (const ViewNode& v : view.nodes) graphNodes += v.kind != ViewNode::Kind::Key || v.id.rfind("out:", 0) != 0;
+    if (view.depth > 0) {
+      EXPECT_LE(graphNodes, static_cast<size_t>(budget) + 2) << budget;
+    }
+  }
+  EXPECT_EQ(autoDepth(gm.graph(), 1000), 5);  // everything fits: fully expanded
+  EXPECT_EQ(autoDepth(gm.graph(), 1), 0);
+}
+
+TEST_F(LayoutExport, ExportsEveryFormatValidly) {
+  const GraphModule gm = traced("weird_keys.pt");  // quotes, backslashes, tabs and Cyrillic in keys
+  for (ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx}) {
+    const ViewGraph view = buildView(gm.traced(), optionsFor(style));
+    const std::string tag = style == ViewStyle::Fx ? "fx" : "tdfx";
+    exportView(view, path(tag + ".dot"));
+    EXPECT_EQ(run("dot -Tsvg -o " + path(tag + "-redrawn.svg") + " " + path(tag + ".dot")), 0) << "dot cannot read it";
+    exportView(view, path(tag + ".svg"));
+    EXPECT_EQ(run("xmllint --noout " + path(tag + ".svg")), 0) << readFile(path(tag + ".svg"));
+    EXPECT_EQ(run("xmllint --noout " + path(tag + "-redrawn.svg")), 0);
+    const std::string svg = readFile(path(tag + ".svg"));
+    EXPECT_NE(svg.find("id=\"getitem\""), std::string::npos) << "SVG elements carry IR node names";
+    exportView(view, path(tag + ".png"));
+    EXPECT_EQ(readFile(path(tag + ".png")).substr(1, 3), "PNG");
+    exportView(view, path(tag + ".pdf"));
+    EXPECT_EQ(readFile(path(tag + ".pdf")).substr(0, 5), "%PDF-");
+  }
+  const std::string dot = readFile(path("tdfx.dot"));
+  EXPECT_NE(dot.find("ключ ü"), std::string::npos);
+  EXPECT_NE(dot.find("label=\"(a\\\\b, tab"), std::string::npos) << dot;  // the label's backslash, escaped once
+}
+
+TEST_F(LayoutExport, HostileNamesAreEscaped) {
+  ViewGraph view;
+  view.name = "we\"ird {graph}";
+  for (const char* id : {"a\"b", "c\\d", "{e|f}", "<g>", "h\ni", "ünï"}) {
+    ViewNode n;
+    n.id = id;
+    n.lines = {std::string("label ") + id, "x & y < z"};
+    n.fillColor = "#FFFFFF";
+    view.nodes.push_back(n);
+  }
+  ViewNode record;
+  record.id = "rec";
+  record.shape = "record";
+  record.recordLabel = "{name=%rec|op_code=x\\n}";
+  view.nodes.push_back(record);
+  for (size_t i = 0; i + 1 < view.nodes.size(); ++i) view.edges.push_back({view.nodes[i].id, view.nodes[i + 1].id, "e\"<&>"});
+  view.clusters.push_back({"cluster_x", "title \"quoted\" <b>", ""});
+  view.nodes[0].cluster = "cluster_x";
+  exportView(view, path("h.dot"));
+  EXPECT_EQ(run("dot -Tdot -o " + path("again.dot") + " " + path("h.dot")), 0) << readFile(path("h.dot"));
+  exportView(view, path("h.svg"));
+  EXPECT_EQ(run("xmllint --noout " + path("h.svg")), 0) << readFile(path("h.svg"));
+  EXPECT_TRUE(geometryIsSane(view, layoutView(view)));
+}
+
+TEST_F(LayoutExport, ExportWritesAtomically) {
+  const ViewGraph view = buildView(traced("seed_module.pt").traced(), ViewOptions{});
+  // An existing file is replaced only by a complete new one.
+  std::ofstream(path("old.svg")) << "old";
+  exportView(view, path("old.svg"));
+  EXPECT_NE(readFile(path("old.svg")).find("<svg"), std::string::npos);
+  // Failures leave nothing behind and touch nothing.
+  std::ofstream(path("keep.txt")) << "keep";
+  EXPECT_THROW(exportView(view, path("keep.txt")), Error);  // unknown format
+  EXPECT_EQ(readFile(path("keep.txt")), "keep");
+  try {
+    exportView(view, path("missing-dir/out.svg"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing-dir/out.svg: cannot write in"), std::string::npos) << e.what();
+  }
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 2u);  // old.svg and keep.txt: no temporary files left
+  EXPECT_THROW(exportFormatForPath("a.jpeg"), Error);
+  EXPECT_EQ(exportFormatForPath("A.GV"), ExportFormat::Dot);
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -10,6 +10,7 @@
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
+#include "support/synthetic_graph.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -261,6 +262,33 @@ TEST_F(LayoutExport, ExportWritesAtomically) {
   EXPECT_EQ(files, 2u);  // old.svg and keep.txt: no temporary files left
   EXPECT_THROW(exportFormatForPath("a.jpeg"), Error);
   EXPECT_EQ(exportFormatForPath("A.GV"), ExportFormat::Dot);
+}
+
+}  // namespace
+}  // namespace tdfx
+
+namespace tdfx {
+namespace {
+
+TEST(Layout, LargeGraphsAreComposedPerCluster) {
+  const TracedGraph big = testing::syntheticTransformer(3000);
+  ViewOptions o;
+  o.hierarchy.expandAll = true;
+  const ViewGraph view = buildView(big, o);
+  ASSERT_GT(view.nodes.size(), 1500u);
+  ASSERT_FALSE(view.clusters.empty());
+  const LayoutResult layout = layoutView(view);
+  EXPECT_TRUE(geometryIsSane(view, layout));
+  // The default view of the same graph stays within the node budget.
+  EXPECT_LE(buildView(big, ViewOptions{}).nodes.size(), 305u);
+}
+
+TEST_F(LayoutExport, LargeGraphSvgIsValid) {
+  ViewOptions o;
+  o.hierarchy.expandAll = true;
+  exportView(buildView(testing::syntheticTransformer(2000), o), path("big.svg"));
+  EXPECT_EQ(run("xmllint --noout " + path("big.svg")), 0);
+  EXPECT_NE(readFile(path("big.svg")).find("id=\"layers_0_attn_q\""), std::string::npos);
 }
 
 }  // namespace

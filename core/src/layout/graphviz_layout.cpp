@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "tdfx/error.h"
+#include "composed_layout.h"
+#include "svg_writer.h"
 
 namespace tdfx {
 namespace {
@@ -85,12 +87,12 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
     set(g.get(), "nodesep", "0.25");
     set(g.get(), "ranksep", "0.35");
   }
-  if (view.nodes.size() > 1500) {
-    // dot's network simplex dominates on big graphs; bounded iterations keep it to seconds.
+  if (view.nodes.size() + view.edges.size() > 500) {
+    // dot's crossing minimisation and network simplex dominate on big or dense graphs (DenseNet's
+    // concatenations): bounded iterations keep them well under a second with little visible loss.
     set(g.get(), "nslimit", "2");
     set(g.get(), "nslimit1", "2");
-    set(g.get(), "mclimit", "0.3");
-    set(g.get(), "searchsize", "20");
+    set(g.get(), "mclimit", "0.1");
   }
   if (!measure && !view.legend.empty()) {
     std::string html = "<<TABLE BORDER=\"0\" CELLSPACING=\"2\"><TR>";
@@ -137,7 +139,11 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
         set(n, "fontsize", "10");
       }
     }
-    if (measure && v.recordLabel.empty()) {
+    if (v.fixedWidth > 0 && v.fixedHeight > 0) {
+      set(n, "fixedsize", "true");
+      set(n, "width", std::to_string(v.fixedWidth / 72.0));
+      set(n, "height", std::to_string(v.fixedHeight / 72.0));
+    } else if (measure && v.recordLabel.empty()) {
       double w = 0, h = 0;
       for (const std::string& line : v.lines) {
         const TextSize s = (*measure)(line);
@@ -173,6 +179,11 @@ TextMeasure defaultTextMeasure() {
 }
 
 LayoutResult layoutView(const ViewGraph& view, const TextMeasure& measure) {
+  if (view.nodes.size() > kComposeAbove && !view.clusters.empty()) return layoutComposed(view, measure);
+  return layoutWithDot(view, measure);
+}
+
+LayoutResult layoutWithDot(const ViewGraph& view, const TextMeasure& measure) {
   std::lock_guard<std::mutex> lock(graphvizMutex());
   GVC_t* gvc = context();
   GraphPtr g = buildGraph(view, &measure);
@@ -230,6 +241,9 @@ ExportFormat exportFormatForPath(const std::string& path) {
 }
 
 std::string renderView(const ViewGraph& view, ExportFormat format) {
+  // Graphviz would lay a huge graph out again in one slow dot call: draw the composed layout.
+  if (format == ExportFormat::Svg && view.nodes.size() > kComposeAbove && !view.clusters.empty())
+    return svgFromLayout(view, layoutComposed(view, defaultTextMeasure()));
   std::lock_guard<std::mutex> lock(graphvizMutex());
   GVC_t* gvc = context();
   GraphPtr g = buildGraph(view, nullptr);

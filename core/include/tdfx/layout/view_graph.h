@@ -47,6 +47,7 @@ struct ViewNode {
   std::string cluster;             ///< innermost cluster id, "" for none
   std::vector<std::string> irNodes;  ///< IR nodes this view node stands for
   std::string scope;                 ///< Collapsed: the scope path
+  double fixedWidth = 0, fixedHeight = 0;  ///< points; when set, used instead of measured text
 };
 
 struct ViewEdge {

@@ -1,0 +1,19 @@
+#pragma once
+// SVG drawn directly from a LayoutResult: for graphs too large for Graphviz's own renderer,
+// which would lay the whole graph out again in one dot call.
+#include <string>
+
+#include "tdfx/layout/graphviz_layout.h"
+
+namespace tdfx {
+
+/// A valid standalone SVG document; each node's <g> has its view node id (the IR node name).
+std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout);
+
+/// "#rrggbb" for the X11 colour names FxGraphDrawer uses (and #rrggbb unchanged).
+std::string colorToHex(const std::string& color);
+
+/// The text lines of a Graphviz record label ("{name=%x|op_code=...\n}").
+std::vector<std::string> recordLines(const std::string& recordLabel);
+
+}  // namespace tdfx

@@ -238,7 +238,12 @@ void probeLoadInChildProcess(const std::string& path) {
       status = 1;
       message = e.what();
     }
-    if (!message.empty()) (void)!::write(fds[1], message.data(), std::min<size_t>(message.size(), 4096));
+    // "E:" marks an error LibTorch reported; any other non-zero end (a crash, or a sanitizer
+    // turning the crash into an exit code) writes nothing.
+    if (status != 0) {
+      message = "E:" + message;
+      (void)!::write(fds[1], message.data(), std::min<size_t>(message.size(), 4096));
+    }
     ::_exit(status);
   }
   ::close(fds[1]);
@@ -270,9 +275,12 @@ void probeLoadInChildProcess(const std::string& path) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (timedOut) throw ModelFileError(path + ": loading the TorchScript archive did not finish within 2 minutes");
-  if (WIFSIGNALED(status))
+  const bool reported = message.rfind("E:", 0) == 0;
+  if (reported) message = message.substr(2);
+  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !reported))
     throw ModelFileError(path + ": the archive is damaged: LibTorch crashed reading its TorchScript code or debug info (signal " +
-                         std::to_string(WTERMSIG(status)) + " in a test load; nothing was loaded)");
+                         (WIFSIGNALED(status) ? std::to_string(WTERMSIG(status)) : "caught, exit " + std::to_string(WEXITSTATUS(status))) +
+                         " in a test load; nothing was loaded)");
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
     if (message.find("maximum supported version") != std::string::npos)
       throw ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds tdfx, and runs it on the bundled seed example.
+# Installs what is missing, builds tdfx, and runs it on the bundled seed example: the desktop
+# application when a display is available, otherwise tdfx-cli's trace of the same file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j"$(nproc)" --target tdfx_cli tdfx_models
-build/app/tdfx-cli trace build/resources/examples/seed_sequential.pt
+cmake --build build -j"$(nproc)" --target tdfx_gui tdfx_cli tdfx_models
+example=build/resources/examples/seed_sequential.pt
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec build/app/tdfx "$example"
+fi
+echo "(no display: printing the traced graph and code; run build/app/tdfx $example on a desktop)" >&2
+build/app/tdfx-cli trace "$example"

@@ -1,0 +1,91 @@
+// The real main window, driven offscreen: open, select, code <-> graph, export, bad files.
+#include <QApplication>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBlock>
+#include <QTest>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/main_window.h"
+#include "test_support.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+bool openAndWait(MainWindow& w, const std::string& file) {
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  QSignalSpy failed(&w, &MainWindow::loadFailed);
+  w.openFile(QString::fromStdString(file));
+  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i) QTest::qWait(50);
+  return !loaded.isEmpty();
+}
+
+TEST(MainWindow, OpensSelectsAndLinksCodeToGraph) {
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt"))) << w.lastError().toStdString();
+  const ModelSession* s = w.session();
+  ASSERT_NE(s, nullptr);
+  // One item per visible node and edge of the view.
+  EXPECT_EQ(w.scene()->nodeCount(), static_cast<int>(s->view.nodes.size()));
+  EXPECT_EQ(w.scene()->edgeCount(), static_cast<int>(s->layout.edges.size()));
+  EXPECT_NE(w.codeEditor()->toPlainText().toStdString().find("softmax = torch.softmax(mul, dim = 1)"), std::string::npos);
+
+  // Selecting a node fills the inspector and puts the code cursor on its line.
+  w.selectNode(QStringLiteral("softmax"));
+  const std::string inspector = w.inspector()->toPlainText().toStdString();
+  EXPECT_NE(inspector.find("target: torch.softmax"), std::string::npos) << inspector;
+  EXPECT_NE(inspector.find("source: "), std::string::npos) << inspector;
+  EXPECT_EQ(w.codeEditor()->textCursor().blockNumber() + 1, s->graphModule->code().nodeLines.at("softmax"));
+
+  // Clicking a code line selects its node.
+  const int reluLine = s->graphModule->code().nodeLines.at("relu");
+  QTextCursor cursor(w.codeEditor()->document()->findBlockByNumber(reluLine - 1));
+  w.codeEditor()->setTextCursor(cursor);
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "relu");
+}
+
+TEST(MainWindow, ExportsAndKeepsTheModelOnABadFile) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  QTemporaryDir dir;
+  const QString svg = dir.filePath(QStringLiteral("shown.svg"));
+  EXPECT_TRUE(w.exportTo(svg));
+  EXPECT_EQ(std::system(("xmllint --noout " + svg.toStdString()).c_str()), 0);
+  EXPECT_FALSE(w.exportTo(dir.filePath(QStringLiteral("missing/x.svg"))));
+  EXPECT_NE(w.lastError().toStdString().find("cannot write in"), std::string::npos);
+
+  const int nodes = w.scene()->nodeCount();
+  const QString bad = dir.filePath(QStringLiteral("bad.pt"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("not a model");
+  f.close();
+  EXPECT_FALSE(openAndWait(w, bad.toStdString()));
+  EXPECT_NE(w.lastError().toStdString().find("not a TorchScript archive"), std::string::npos);
+  EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the open model is still shown
+  ASSERT_NE(w.session(), nullptr);
+}
+
+TEST(MainWindow, StyleSwitchRedrawsTheFxPicture) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  const int tdfxNodes = w.scene()->nodeCount();
+  w.setStyle(ViewStyle::Fx);
+  EXPECT_NE(w.scene()->nodeCount(), tdfxNodes);
+  EXPECT_NE(w.scene()->nodeItem(QStringLiteral("_0_fc1.weight")), nullptr);  // FxGraphDrawer's parameter nodes
+}
+
+}  // namespace
+}  // namespace tdfx::ui
+
+int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

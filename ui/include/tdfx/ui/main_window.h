@@ -1,0 +1,70 @@
+#pragma once
+// The main window: graph view in the centre, inspector and code as docks, File/View menus.
+// Loading, tracing and layout run on a worker thread; the window stays responsive.
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <memory>
+
+#include "tdfx/ui/model_session.h"
+
+class QPlainTextEdit;
+class QLabel;
+
+namespace tdfx::ui {
+
+class GraphScene;
+class GraphView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// `interactive` false: errors go to the status bar and lastError() instead of a dialog (tests).
+  explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Starts loading `path`; emits modelLoaded or loadFailed. The open model stays until success.
+  void openFile(const QString& path);
+  /// Writes the current picture (format from the extension) atomically; returns false and
+  /// reports the error when it fails.
+  bool exportTo(const QString& path);
+  void selectNode(const QString& id);
+  void setStyle(ViewStyle style);
+
+  GraphScene* scene() const { return scene_; }
+  GraphView* view() const { return view_; }
+  QPlainTextEdit* codeEditor() const { return code_; }
+  QPlainTextEdit* inspector() const { return inspector_; }
+  const ModelSession* session() const { return session_.get(); }
+  QString lastError() const { return lastError_; }
+
+ Q_SIGNALS:
+  void modelLoaded();
+  void loadFailed(const QString& message);
+
+ private:
+  void buildMenus();
+  void onLoaded();
+  void showError(const QString& message);
+  void showNode(const QString& id);
+  void onCodeCursorMoved();
+  void relayoutCurrent();
+
+  bool interactive_;
+  GraphScene* scene_;
+  GraphView* view_;
+  QPlainTextEdit* code_;
+  QPlainTextEdit* inspector_;
+  QLabel* status_;
+  std::shared_ptr<ModelSession> session_;
+  /// What the worker hands back: a session, or the error message (exceptions stay on the worker).
+  struct LoadOutcome {
+    std::shared_ptr<ModelSession> session;
+    QString error;
+  };
+  QFutureWatcher<LoadOutcome> loader_;
+  QString pendingPath_, lastError_;
+  ViewOptions options_;
+  bool syncingCode_ = false;
+};
+
+}  // namespace tdfx::ui

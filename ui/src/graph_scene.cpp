@@ -1,0 +1,181 @@
+#include "tdfx/ui/graph_scene.h"
+
+#include <QGraphicsPathItem>
+#include <QGraphicsRectItem>
+#include <QGraphicsSimpleTextItem>
+#include <QPainter>
+#include <QSignalBlocker>
+#include <QStyleOptionGraphicsItem>
+
+namespace tdfx::ui {
+
+namespace {
+QColor colorOf(const std::string& name) {
+  // View colours are #rrggbb or the X11 names of FxGraphDrawer's palette.
+  static const QHash<QString, QString> x11 = {
+      {"AliceBlue", "#F0F8FF"},  {"LemonChiffon1", "#FFFACD"}, {"LightGrey", "#D3D3D3"}, {"PowderBlue", "#B0E0E6"},
+      {"Salmon", "#FA8072"},     {"CadetBlue1", "#98F5FF"},    {"Coral", "#FF7F50"},     {"DarkOliveGreen1", "#CAFF70"},
+      {"DarkSeaGreen1", "#C1FFC1"}, {"GhostWhite", "#F8F8FF"}, {"Khaki1", "#FFF68F"},    {"LavenderBlush1", "#FFF0F5"},
+      {"LightSkyBlue", "#87CEFA"}, {"MistyRose1", "#FFE4E1"},  {"MistyRose2", "#EED5D2"}, {"PaleTurquoise2", "#AEEEEE"},
+      {"PeachPuff1", "#FFDAB9"}, {"Thistle1", "#FFE1FF"},      {"Thistle3", "#CDB5CD"},  {"Wheat1", "#FFE7BA"}};
+  const QString n = QString::fromStdString(name);
+  return QColor(x11.value(n, n.isEmpty() ? QStringLiteral("#FFFFFF") : n));
+}
+}  // namespace
+
+/// One node: a box or ellipse with its label lines. Text is skipped when the view is zoomed far
+/// out (level of detail), and the item caches its rendering.
+class NodeItem : public QGraphicsItem {
+ public:
+  NodeItem(const ViewNode& node, const LayoutResult::NodeBox& box)
+      : id_(QString::fromStdString(node.id)), ellipse_(node.shape == "ellipse"), fill_(colorOf(node.fillColor)),
+        rect_(-box.width / 2, -box.height / 2, box.width, box.height) {
+    for (const auto& line : node.lines) lines_ << QString::fromStdString(line);
+    if (lines_.isEmpty()) lines_ << id_;
+    setPos(box.x, box.y);
+    setFlags(ItemIsSelectable);
+    setAcceptHoverEvents(true);
+    setCacheMode(DeviceCoordinateCache);
+    setToolTip(id_);
+    setData(0, id_);
+  }
+  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    QPen pen(isSelected() ? QColor("#D35400") : (highlighted_ || hovered_ ? QColor("#2471A3") : QColor("#333333")));
+    pen.setWidthF(isSelected() || highlighted_ || hovered_ ? 2.5 : 1.0);
+    p->setPen(pen);
+    p->setBrush(fill_);
+    if (ellipse_) p->drawEllipse(rect_);
+    else p->drawRoundedRect(rect_, 3, 3);
+    if (option->levelOfDetailFromTransform(p->worldTransform()) < 0.35) return;  // too small to read
+    p->setFont(GraphScene::labelFont());
+    p->setPen(Qt::black);
+    p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
+  }
+  void setHighlighted(bool on) {
+    highlighted_ = on;
+    update();
+  }
+  const QString& id() const { return id_; }
+
+ protected:
+  void hoverEnterEvent(QGraphicsSceneHoverEvent*) override {
+    hovered_ = true;
+    update();
+  }
+  void hoverLeaveEvent(QGraphicsSceneHoverEvent*) override {
+    hovered_ = false;
+    update();
+  }
+
+ private:
+  QString id_;
+  bool ellipse_;
+  QColor fill_;
+  QRectF rect_;
+  QStringList lines_;
+  bool highlighted_ = false, hovered_ = false;
+};
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
+  connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
+}
+
+QFont GraphScene::labelFont() {
+  QFont f(QStringLiteral("Sans Serif"));
+  f.setPointSizeF(8);
+  return f;
+}
+
+GraphScene::~GraphScene() {
+  // Deleting a selected item emits selectionChanged: not while half destroyed.
+  blockSignals(true);
+  nodes_.clear();
+  clear();
+}
+
+void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
+  nodes_.clear();
+  edgesOf_.clear();
+  {
+    const QSignalBlocker blocker(this);  // clearing a selection must not reach the old items
+    clear();
+  }
+  edgeCount_ = 0;
+  setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
+  for (const auto& c : layout.clusters) {
+    auto* frame = addRect(c.x, c.y, c.width, c.height, QPen(QColor("#9AA5B1")), QBrush(QColor("#F6F8FA")));
+    frame->setZValue(-2);
+    auto* title = addSimpleText(QString::fromStdString(c.title), labelFont());
+    title->setPos(c.x + 4, c.y + 2);
+    title->setZValue(-1);
+  }
+  QHash<QString, const ViewNode*> byId;
+  for (const ViewNode& n : view.nodes) byId.insert(QString::fromStdString(n.id), &n);
+  for (const auto& box : layout.nodes) {
+    const ViewNode* v = byId.value(QString::fromStdString(box.id));
+    if (!v) continue;
+    auto* item = new NodeItem(*v, box);
+    addItem(item);
+    nodes_.insert(item->id(), item);
+  }
+  for (const auto& e : layout.edges) {
+    if (e.points.empty()) continue;
+    QPainterPath path(QPointF(e.points[0].x, e.points[0].y));
+    for (size_t i = 1; i + 2 < e.points.size(); i += 3)
+      path.cubicTo(e.points[i].x, e.points[i].y, e.points[i + 1].x, e.points[i + 1].y, e.points[i + 2].x, e.points[i + 2].y);
+    QPointF end = path.currentPosition();
+    if (e.arrowTip) {
+      const QPointF tip(e.arrowTip->x, e.arrowTip->y);
+      path.lineTo(tip);
+      // Arrowhead: a small triangle along the last segment.
+      QLineF back(tip, end);
+      if (back.length() < 1e-3) back = QLineF(tip, tip + QPointF(0, -1));
+      back.setLength(7);
+      QLineF left = back, right = back;
+      left.setAngle(back.angle() + 25);
+      right.setAngle(back.angle() - 25);
+      path.moveTo(tip);
+      path.lineTo(left.p2());
+      path.lineTo(right.p2());
+      path.lineTo(tip);
+    }
+    auto* item = addPath(path, QPen(QColor("#444444"), 1.0), QBrush(QColor("#444444")));
+    item->setZValue(-0.5);
+    if (!e.label.empty()) {
+      auto* label = addSimpleText(QString::fromStdString(e.label), labelFont());
+      label->setPos(e.labelPos.x, e.labelPos.y - 6);
+      label->setBrush(QColor("#555555"));
+    }
+    edgesOf_[QString::fromStdString(e.from)].append(item);
+    edgesOf_[QString::fromStdString(e.to)].append(item);
+    ++edgeCount_;
+  }
+}
+
+QGraphicsItem* GraphScene::nodeItem(const QString& id) const { return nodes_.value(id); }
+
+void GraphScene::selectNode(const QString& id) {
+  clearSelection();
+  if (NodeItem* item = nodes_.value(id)) item->setSelected(true);
+}
+
+QString GraphScene::selectedNode() const {
+  for (QGraphicsItem* item : selectedItems())
+    if (auto* node = dynamic_cast<NodeItem*>(item)) return node->id();
+  return {};
+}
+
+void GraphScene::onSelectionChanged() {
+  for (NodeItem* n : nodes_) n->setHighlighted(false);
+  const QString id = selectedNode();
+  // The selection's producers and consumers: the other ends of its edges.
+  for (QGraphicsItem* edge : edgesOf_.value(id)) {
+    for (auto it = edgesOf_.cbegin(); it != edgesOf_.cend(); ++it)
+      if (it.key() != id && it.value().contains(edge))
+        if (NodeItem* other = nodes_.value(it.key())) other->setHighlighted(true);
+  }
+  Q_EMIT nodeSelected(id);
+}
+
+}  // namespace tdfx::ui

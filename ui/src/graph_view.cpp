@@ -1,0 +1,35 @@
+#include "tdfx/ui/graph_view.h"
+
+#include <QKeyEvent>
+#include <QWheelEvent>
+
+namespace tdfx::ui {
+
+GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
+  setDragMode(ScrollHandDrag);
+  setRenderHint(QPainter::Antialiasing);
+  setTransformationAnchor(AnchorUnderMouse);
+  setViewportUpdateMode(SmartViewportUpdate);
+}
+
+void GraphView::zoomBy(double factor) {
+  const double current = transform().m11();
+  if ((current < 0.02 && factor < 1) || (current > 8 && factor > 1)) return;
+  scale(factor, factor);
+}
+
+void GraphView::fitAll() {
+  if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) { zoomBy(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool ctrl = event->modifiers() & Qt::ControlModifier;
+  if ((event->key() == Qt::Key_F && !ctrl) || (ctrl && event->key() == Qt::Key_0)) return fitAll();
+  if (ctrl && (event->key() == Qt::Key_Equal || event->key() == Qt::Key_Plus)) return zoomBy(1.25);
+  if (ctrl && event->key() == Qt::Key_Minus) return zoomBy(0.8);
+  QGraphicsView::keyPressEvent(event);  // arrow keys scroll
+}
+
+}  // namespace tdfx::ui

@@ -1,6 +1,10 @@
 #pragma once
 // Helpers shared by the tests: fixture paths and exact tensor comparison.
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <unistd.h>
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -10,6 +14,36 @@
 namespace tdfx::testing {
 
 inline std::string fixture(const std::string& name) { return std::string(TDFX_FIXTURES_DIR) + "/" + name; }
+
+/// The message of the exception of type E that `fn` throws, or "(no error)".
+template <typename E>
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// A test fixture with a fresh scratch folder, removed afterwards.
+class ScratchDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tdfx-" + std::string(info->test_suite_name()) + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  /// Writes `bytes` to a file in the folder and returns its path.
+  std::string write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(dir_ / name, std::ios::binary) << bytes;
+    return path(name);
+  }
+  std::filesystem::path dir_;
+};
 
 /// Bitwise equality: same shape, dtype and bytes.
 inline ::testing::AssertionResult bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {

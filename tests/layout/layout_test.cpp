@@ -36,16 +36,7 @@ std::string readFile(const std::string& path) {
 
 int run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); }
 
-class LayoutExport : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tdfx-layout-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using LayoutExport = testing::ScratchDir;
 
 ::testing::AssertionResult geometryIsSane(const ViewGraph& view, const LayoutResult& layout) {
   std::map<std::string, const LayoutResult::NodeBox*> boxes;

@@ -17,19 +17,14 @@ namespace {
 namespace fs = std::filesystem;
 using testing::fixture;
 
-class HostileInput : public ::testing::Test {
+class HostileInput : public testing::ScratchDir {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tdfx-hostile-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   /// Copies `source` record by record; `edit(name, data)` may change a record or return false to drop it.
   std::string rewrite(const std::string& source, const std::string& name,
                       const std::function<bool(const std::string&, std::string&)>& edit, uint64_t minVersion = 0) {
     caffe2::serialize::PyTorchStreamReader reader(fixture(source));
-    const std::string out = (dir_ / name).string();
+    const std::string out = path(name);
     caffe2::serialize::PyTorchStreamWriter writer(out);
     if (minVersion) writer.setMinVersion(minVersion);
     for (const std::string& record : reader.getAllRecords()) {
@@ -52,8 +47,6 @@ class HostileInput : public ::testing::Test {
     }
     return "(no error)";
   }
-
-  fs::path dir_;
 };
 
 TEST_F(HostileInput, UntouchedCopyStillLoads) {
@@ -62,11 +55,11 @@ TEST_F(HostileInput, UntouchedCopyStillLoads) {
 }
 
 TEST_F(HostileInput, ZipThatIsNotTorchScript) {
-  caffe2::serialize::PyTorchStreamWriter writer((dir_ / "notes.pt").string());
+  caffe2::serialize::PyTorchStreamWriter writer(path("notes.pt"));
   const std::string text = "just some notes";
   writer.writeRecord("notes.txt", text.data(), text.size());
   writer.writeEndOfFile();
-  const std::string msg = loadError((dir_ / "notes.pt").string());
+  const std::string msg = loadError(path("notes.pt"));
   EXPECT_NE(msg.find("cannot load as TorchScript"), std::string::npos) << msg;
 }
 

@@ -35,20 +35,7 @@ std::string metadataError(const std::string& json) {
   return "(no error)";
 }
 
-class TempDir : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tdfx-model-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& bytes) {
-    const fs::path p = dir_ / name;
-    std::ofstream(p, std::ios::binary) << bytes;
-    return p.string();
-  }
-  fs::path dir_;
-};
+using TempDir = testing::ScratchDir;
 
 TEST(ModelFile, SeedArchiveHasSpecBatchAndExampleInputs) {
   const ModelFile m = loadModelFile(fixture("seed_sequential.pt"));

@@ -17,15 +17,7 @@ torch::jit::Module scripted(const std::string& file) {
   return loadModelFile(fixture(file)).root.attr("module").toModule();
 }
 
-template <typename E>
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::errorOf;
 
 TEST(TensorDictModule, OneTensorIsWrittenWhole) {
   TensorDictModule m(scripted("one_output.pt"), {{"in", "x"}}, {"y"});

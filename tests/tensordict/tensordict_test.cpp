@@ -4,18 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "tdfx/error.h"
+#include "test_support.h"
 
 namespace tdfx {
 namespace {
 
-std::string errorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const KeyError& e) {
-    return e.what();
-  }
-  return "";
-}
+std::string errorOf(const std::function<void()>& fn) { return testing::errorOf<KeyError>(fn); }
 
 TEST(TensorDict, SetCreatesIntermediateTensorDicts) {
   TensorDict td({4});

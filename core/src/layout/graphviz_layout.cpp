@@ -54,20 +54,6 @@ std::string plainLabel(const std::vector<std::string>& lines) {
   return out;
 }
 
-std::string htmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 struct GraphDeleter {
   void operator()(Agraph_t* g) const { agclose(g); }
 };
@@ -97,7 +83,7 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
   if (!measure && !view.legend.empty()) {
     std::string html = "<<TABLE BORDER=\"0\" CELLSPACING=\"2\"><TR>";
     for (const auto& [label, color] : view.legend)
-      html += "<TD BGCOLOR=\"" + htmlEscape(color) + "\" BORDER=\"1\">" + htmlEscape(label) + "</TD>";
+      html += "<TD BGCOLOR=\"" + xmlEscape(color) + "\" BORDER=\"1\">" + xmlEscape(label) + "</TD>";
     html += "</TR></TABLE>>";
     // An HTML-like label: the text between the outer <> marks, registered as HTML with cgraph.
     agattr(g.get(), AGRAPH, cstr("label"), cstr(""));

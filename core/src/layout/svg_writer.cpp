@@ -5,9 +5,8 @@
 #include <unordered_map>
 
 namespace tdfx {
-namespace {
 
-std::string xml(const std::string& s) {
+std::string xmlEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
@@ -24,6 +23,10 @@ std::string xml(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+
+std::string xml(const std::string& s) { return xmlEscape(s); }
 
 std::string num(double v) {
   char buf[32];

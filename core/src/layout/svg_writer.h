@@ -10,6 +10,9 @@ namespace tdfx {
 /// A valid standalone SVG document; each node's <g> has its view node id (the IR node name).
 std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout);
 
+/// Text escaped for XML content and attribute values (also Graphviz's HTML-like labels).
+std::string xmlEscape(const std::string& text);
+
 /// "#rrggbb" for the X11 colour names FxGraphDrawer uses (and #rrggbb unchanged).
 std::string colorToHex(const std::string& color);
 

@@ -33,6 +33,7 @@ constexpr int kFormatVersion = 1;
 struct MetadataParser {
   std::string file;
   torch::jit::Module root;
+  std::shared_ptr<const SourceIndex> sources;
 
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
     throw ModelFileError(file + ": tensordict.json: " + where + ": " + what);
@@ -96,7 +97,9 @@ struct MetadataParser {
       auto in = keyList(member(j, where, "in_keys"), where + ".in_keys");
       auto out = keyList(member(j, where, "out_keys"), where + ".out_keys");
       try {
-        return std::make_shared<TensorDictModule>(submodule(path, where), std::move(in), std::move(out), path);
+        auto module = std::make_shared<TensorDictModule>(submodule(path, where), std::move(in), std::move(out), path);
+        module->setSourceIndex(sources);
+        return module;
       } catch (const ModelFileError&) {
         throw;
       } catch (const Error& e) {
@@ -133,7 +136,8 @@ struct MetadataParser {
 };
 
 // The module of a plain archive: keys from the forward signature, outputs from its return type.
-std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module& root, const std::string& file) {
+std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module& root, const std::string& file,
+                                                        const std::shared_ptr<const SourceIndex>& sources) {
   auto method = root.find_method("forward");
   if (!method) throw ModelFileError(file + ": the TorchScript root module has no forward method");
   const auto& schema = method->function().getSchema();
@@ -150,25 +154,68 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
     out.emplace_back("output");
   else
     for (size_t i = 0; i < count; ++i) out.emplace_back("output_" + std::to_string(i));
-  return std::make_shared<TensorDictModule>(root, in, out, "");
+  auto module = std::make_shared<TensorDictModule>(root, in, out, "");
+  module->setSourceIndex(sources);
+  return module;
 }
 
-void touchDebugInfo(torch::jit::Block* block) {
+// Every TorchScript function of a loaded archive, with a stable name to match them across processes.
+template <typename Fn>
+void forEachFunction(const torch::jit::Module& root, Fn&& fn) {
+  for (torch::jit::Function* f : root._ivalue()->compilation_unit()->get_functions())
+    if (f->isGraphFunction()) fn(f->qualname().qualifiedName(), torch::jit::toGraphFunction(*f).graph()->block());
+}
+
+template <typename Fn>
+void forEachNode(torch::jit::Block* block, size_t& ordinal, Fn&& fn) {
   for (torch::jit::Node* node : block->nodes()) {
-    const auto& range = node->sourceRange();
-    if (range.source()) {
-      if (auto original = range.findSourceRangeThatGenerated(); original && original->source())
-        (void)original->text().str();
-    }
-    for (torch::jit::Block* sub : node->blocks()) touchDebugInfo(sub);
+    fn(ordinal++, node);
+    for (torch::jit::Block* sub : node->blocks()) forEachNode(sub, ordinal, fn);
   }
 }
 
-// The debug info of every function in the archive, read the way the tracer reads it (it is
-// unpickled lazily, and a damaged one can crash LibTorch then).
-void touchDebugInfo(const torch::jit::Module& root) {
-  for (torch::jit::Function* fn : root._ivalue()->compilation_unit()->get_functions())
-    if (fn->isGraphFunction()) touchDebugInfo(torch::jit::toGraphFunction(*fn).graph()->block());
+// Decodes the debug info of every node (in the child process): {function: [[ordinal, file, line,
+// window, length], ...]}.
+json decodeDebugInfo(const torch::jit::Module& root) {
+  json out = json::object();
+  forEachFunction(root, [&](const std::string& name, torch::jit::Block* block) {
+    json nodes = json::array();
+    size_t ordinal = 0;
+    forEachNode(block, ordinal, [&](size_t i, torch::jit::Node* node) {
+      const auto& range = node->sourceRange();
+      if (!range.source()) return;
+      auto original = range.findSourceRangeThatGenerated();
+      if (!original || !original->source()) return;
+      auto flc = original->file_line_col();
+      const size_t end = std::min(original->source()->size(), original->end() + size_t(512));
+      std::string window = original->source()->text_str().substr(original->start(), end - original->start()).str();
+      nodes.push_back({i, flc ? std::get<0>(*flc) : "", flc ? std::get<1>(*flc) : 0,
+                       json::binary(std::vector<std::uint8_t>(window.begin(), window.end())), original->end() - original->start()});
+    });
+    if (!nodes.empty()) out[name] = std::move(nodes);
+  });
+  return out;
+}
+
+// The child's decoded debug info, matched to this process's nodes of the same archive.
+std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root, const json& decoded) {
+  auto index = std::make_shared<SourceIndex>();
+  forEachFunction(root, [&](const std::string& name, torch::jit::Block* block) {
+    auto it = decoded.find(name);
+    if (it == decoded.end()) return;
+    std::unordered_map<size_t, const json*> byOrdinal;
+    for (const json& entry : *it) byOrdinal[entry.at(0).get<size_t>()] = &entry;
+    size_t ordinal = 0;
+    forEachNode(block, ordinal, [&](size_t i, torch::jit::Node* node) {
+      auto found = byOrdinal.find(i);
+      if (found == byOrdinal.end()) return;
+      const json& e = *found->second;
+      const auto& bytes = e.at(3).get_binary();
+      index->add(node, {e.at(1).get<std::string>(), e.at(2).get<int>(), std::string(bytes.begin(), bytes.end()),
+                        e.at(4).get<size_t>()});
+    });
+  });
+  return index;
 }
 
 // LibTorch 1.13 does not check that a loaded tensor's shape and strides fit its storage; a damaged
@@ -215,14 +262,15 @@ void checkTensorStorage(const torch::jit::Module& root, const std::string& path)
 // archive. A first load in a forked child, reading all code and debug info, turns such a crash
 // into an error instead of taking the program down; only when the child succeeds does this
 // process load the file itself.
-void probeLoadInChildProcess(const std::string& path) {
+// Returns the child's decoded debug info (CBOR), or "" when isolation is not possible.
+std::string probeLoadInChildProcess(const std::string& path) {
   int fds[2];
-  if (::pipe(fds) != 0) return;  // cannot isolate: load directly
+  if (::pipe(fds) != 0) return "";  // cannot isolate: load directly
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return;
+    return "";
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -230,7 +278,9 @@ void probeLoadInChildProcess(const std::string& path) {
     std::string message;
     try {
       const torch::jit::Module probe = torch::jit::load(path, c10::Device(c10::kCPU));
-      touchDebugInfo(probe);
+      message = "S:";
+      const std::vector<std::uint8_t> packed = json::to_cbor(decodeDebugInfo(probe));
+      message.append(packed.begin(), packed.end());
     } catch (const c10::Error& e) {
       status = 1;
       message = e.what_without_backtrace();
@@ -240,9 +290,12 @@ void probeLoadInChildProcess(const std::string& path) {
     }
     // "E:" marks an error LibTorch reported; any other non-zero end (a crash, or a sanitizer
     // turning the crash into an exit code) writes nothing.
-    if (status != 0) {
-      message = "E:" + message;
-      (void)!::write(fds[1], message.data(), std::min<size_t>(message.size(), 4096));
+    if (status != 0) message = "E:" + message.substr(0, 4096);
+    for (size_t written = 0; written < message.size();) {
+      const ssize_t n = ::write(fds[1], message.data() + written, message.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      written += static_cast<size_t>(n);
     }
     ::_exit(status);
   }
@@ -287,20 +340,22 @@ void probeLoadInChildProcess(const std::string& path) {
                            " can read (" + message.substr(0, message.find('\n')) + ")");
     throw ModelFileError(path + ": cannot load as TorchScript: " + message);
   }
+  return message.rfind("S:", 0) == 0 ? message.substr(2) : std::string();
 }
 
 }  // namespace
 
-ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson, const std::string& path) {
+ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson, const std::string& path,
+                            std::shared_ptr<const SourceIndex> sources) {
   ModelFile model;
   model.path = path;
   model.root = root;
   if (metadataJson.empty()) {
-    model.module = plainModule(root, path);
+    model.module = plainModule(root, path, sources);
     return model;
   }
   model.hasTensorDictMetadata = true;
-  MetadataParser p{path, root};
+  MetadataParser p{path, root, sources};
   // Bounded before parsing: nlohmann's values are destroyed recursively, so absurd nesting in a
   // hostile file must not reach it.
   if (metadataJson.size() > (16u << 20)) p.fail("size", "larger than 16 MiB; this is not a tdfx description");
@@ -373,7 +428,7 @@ ModelFile loadModelFile(const std::string& path) {
     if (magic[0] != 'P' || magic[1] != 'K')
       throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
   }
-  probeLoadInChildProcess(path);
+  const std::string debugInfo = probeLoadInChildProcess(path);
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
   try {
@@ -389,7 +444,15 @@ ModelFile loadModelFile(const std::string& path) {
   }
   checkTensorStorage(root, path);
   root.eval();
-  return modelFromMetadata(root, extra[kMetadataFile], path);
+  std::shared_ptr<const SourceIndex> sources;
+  if (!debugInfo.empty()) {
+    try {
+      sources = indexDebugInfo(root, json::from_cbor(debugInfo));
+    } catch (const json::exception&) {
+      sources = std::make_shared<SourceIndex>();  // unusable: trace without source text
+    }
+  }
+  return modelFromMetadata(root, extra[kMetadataFile], path, sources);
 }
 
 TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed) {

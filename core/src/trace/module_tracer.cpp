@@ -104,12 +104,35 @@ void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const 
   throw DataDependentError(failureMessage(node, frame, what));
 }
 
+std::optional<SourceLocation> ModuleTracer::userSource(jit::Node* node) const {
+  if (sources_) {
+    if (const SourceLocation* loc = sources_->find(node)) return *loc;
+    return std::nullopt;
+  }
+  const auto& range = node->sourceRange();
+  if (!range.source()) return std::nullopt;
+  auto original = originalRange(range);
+  if (!original || !original->source()) return std::nullopt;
+  const jit::SourceRange& r = *original;
+  SourceLocation loc;
+  // A window of the source from the range's start, enough to complete a call's argument list.
+  const size_t end = std::min(r.source()->size(), r.end() + size_t(512));
+  loc.window = r.source()->text_str().substr(r.start(), end - r.start()).str();
+  loc.rangeLength = r.end() - r.start();
+  if (auto flc = r.file_line_col()) {
+    loc.file = std::get<0>(*flc);
+    loc.line = static_cast<int>(std::get<1>(*flc));
+  }
+  return loc;
+}
+
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
   std::string where = frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'";
-  const auto& range = node->sourceRange();
-  auto original = originalRange(range);
-  const jit::SourceRange& r = original ? *original : range;
-  if (auto flc = r.file_line_col()) where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
+  if (auto loc = userSource(node); loc && !loc->file.empty()) {
+    where += " at " + loc->file + ":" + std::to_string(loc->line);
+  } else if (auto flc = node->sourceRange().file_line_col()) {
+    where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
+  }
   return "cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what;
 }
 
@@ -144,25 +167,15 @@ void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
 void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
   meta.modulePath = frame.scope.path;
   meta.moduleType = pythonTypeName(frame.scope.module.type());
-  const auto& range = node->sourceRange();
-  if (!range.source()) return;
-  auto original = originalRange(range);
-  if (!original || !original->source()) {
-    // Without debug info the range points into the archive's re-printed code (`torch.mul(x, mask)`
-    // for `x * mask`): a location worth showing, but not how the user wrote the call.
-    if (auto flc = range.file_line_col()) {
-      meta.sourceFile = std::get<0>(*flc);
-      meta.sourceLine = static_cast<int>(std::get<1>(*flc));
-    }
+  if (auto loc = userSource(node)) {
+    meta.sourceText = trace::extendToCall(loc->window, loc->rangeLength);
+    meta.sourceFile = loc->file;
+    meta.sourceLine = loc->line;
     return;
   }
-  const jit::SourceRange& r = *original;
-  // A window of the source from the range's start, enough to complete a call's argument list.
-  const size_t total = r.source()->size();
-  const size_t windowEnd = std::min(total, r.end() + size_t(1024));
-  meta.sourceText = trace::extendToCall(r.source()->text_str().substr(r.start(), windowEnd - r.start()).str(),
-                                        r.end() - r.start());
-  if (auto flc = r.file_line_col()) {
+  // Without debug info the range points into the archive's re-printed code (`torch.mul(x, mask)`
+  // for `x * mask`): a location worth showing, but not how the user wrote the call.
+  if (auto flc = node->sourceRange().file_line_col()) {
     meta.sourceFile = std::get<0>(*flc);
     meta.sourceLine = static_cast<int>(std::get<1>(*flc));
   }

@@ -11,6 +11,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
 #include "tdfx/ir/kernel.h"
+#include "tdfx/nn/source_index.h"
 
 namespace tdfx::trace {
 
@@ -53,7 +54,9 @@ class DataDependentError : public TraceError {
 /// user functions are inlined; torch.nn leaf modules become call_module nodes.
 class ModuleTracer {
  public:
-  explicit ModuleTracer(Graph& graph) : graph_(graph) {}
+  /// `sources`: source locations decoded by the loader (may be null: the debug info is then read
+  /// directly, which is safe only for archives that are trusted).
+  explicit ModuleTracer(Graph& graph, const SourceIndex* sources = nullptr) : graph_(graph), sources_(sources) {}
 
   /// Inlines `module.forward` with `inputs` (not including self) and returns its outputs.
   std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
@@ -94,7 +97,11 @@ class ModuleTracer {
   std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   [[noreturn]] void failDataDependent(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
 
+  /// The user's source for a node, or nullopt; the location in the archive's code otherwise.
+  std::optional<SourceLocation> userSource(torch::jit::Node* node) const;
+
   Graph& graph_;
+  const SourceIndex* sources_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
   int tensorConstants_ = 0;
   std::map<std::string, std::string> moduleTypes_;

@@ -42,7 +42,7 @@ TracedGraph traceModule(const TensorDictModule& module) {
   for (size_t i = inputs.size() + 1; i < schemaArgs.size(); ++i)
     inputs.push_back(trace::SymValue::ofConstant(*schemaArgs[i].default_value()));
 
-  trace::ModuleTracer tracer(*graph);
+  trace::ModuleTracer tracer(*graph, module.sourceIndex().get());
   auto outputs = tracer.traceForward(trace::ModuleRef{module.module(), ""}, std::move(inputs));
   if (outputs.size() != 1) throw TraceError("internal error: forward returned " + std::to_string(outputs.size()) + " values");
   const trace::SymValue& result = outputs[0];

@@ -37,7 +37,7 @@ ModelFile loadModelFile(const std::string& path);
 /// Builds a model from an already loaded TorchScript root and the text of tensordict.json
 /// (empty: treat the root as one module, keys from its forward signature).
 ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson,
-                            const std::string& path = "<memory>");
+                            const std::string& path = "<memory>", std::shared_ptr<const SourceIndex> sources = nullptr);
 
 /// Random inputs for the example specs: floats from a normal distribution, integers in [0, 10),
 /// bools from a coin flip, all from a generator seeded with `seed`.

@@ -8,6 +8,7 @@
 
 #include <torch/csrc/jit/api/module.h>
 
+#include "tdfx/nn/source_index.h"
 #include "tdfx/tensordict/tensordict.h"
 
 namespace tdfx {
@@ -41,8 +42,13 @@ class TensorDictModule : public TensorDictModuleBase {
 
   const torch::jit::Module& module() const { return module_; }
   const std::string& path() const { return path_; }
+  /// Source locations from the archive's debug info, decoded safely by the loader; null when the
+  /// module was not loaded from a file (the tracer then reads the debug info directly).
+  const std::shared_ptr<const SourceIndex>& sourceIndex() const { return sources_; }
+  void setSourceIndex(std::shared_ptr<const SourceIndex> sources) { sources_ = std::move(sources); }
 
  private:
+  std::shared_ptr<const SourceIndex> sources_;
   torch::jit::Module module_;
   std::vector<NestedKey> inKeys_;
   std::vector<NestedKey> outKeys_;

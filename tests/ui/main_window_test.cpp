@@ -80,6 +80,31 @@ TEST(MainWindow, StyleSwitchRedrawsTheFxPicture) {
   EXPECT_NE(w.scene()->nodeItem(QStringLiteral("_0_fc1.weight")), nullptr);  // FxGraphDrawer's parameter nodes
 }
 
+TEST(MainWindow, SearchFindsAndDoubleClickExpands) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  // Search by op name, module type and key; repeated searches move to the next match.
+  EXPECT_EQ(w.findNext(QStringLiteral("(obs, x)")).toStdString(), "getitem");
+  EXPECT_FALSE(w.findNext(QStringLiteral("LayerNorm")).isEmpty());
+  const QString first = w.findNext(QStringLiteral("relu"));
+  const QString second = w.findNext(QStringLiteral("relu"));
+  EXPECT_FALSE(first.isEmpty());
+  EXPECT_NE(first, second);
+  EXPECT_TRUE(w.findNext(QStringLiteral("no such thing")).isEmpty());
+
+  // At depth 2 the stages are collapsed; expanding one shows more items and keeps the rest.
+  w.setDepth(2);
+  const ModelSession* s = w.session();
+  std::string collapsed;
+  for (const auto& n : s->view.nodes)
+    if (n.kind == ViewNode::Kind::Collapsed) collapsed = n.id;
+  ASSERT_FALSE(collapsed.empty()) << "the default view of scoped.pt should collapse something";
+  const int before = w.scene()->nodeCount();
+  w.expandScope(QString::fromStdString(collapsed));
+  EXPECT_GT(w.scene()->nodeCount(), before);
+  EXPECT_EQ(w.session()->view.findNode(collapsed), nullptr);
+}
+
 }  // namespace
 }  // namespace tdfx::ui
 

@@ -67,6 +67,9 @@ class NodeItem : public QGraphicsItem {
     hovered_ = false;
     update();
   }
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent*) override {
+    if (auto* s = dynamic_cast<GraphScene*>(scene())) Q_EMIT s->nodeActivated(id_);
+  }
 
  private:
   QString id_;

@@ -5,7 +5,10 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
+#include <QToolBar>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
@@ -68,7 +71,8 @@ std::string describeNode(const Node& n, const PythonCode& code) {
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
-      code_(new QPlainTextEdit(this)), inspector_(new QPlainTextEdit(this)), status_(new QLabel(this)) {
+      code_(new QPlainTextEdit(this)), inspector_(new QPlainTextEdit(this)), status_(new QLabel(this)),
+      search_(new QLineEdit(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   view_->setScene(scene_);
   setCentralWidget(view_);
@@ -85,7 +89,23 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   inspectorDock->setWidget(inspector_);
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
   statusBar()->addWidget(status_, 1);
+  search_->setPlaceholderText(tr("Find node, target, module type or key (Ctrl+F)"));
+  search_->setClearButtonEnabled(true);
+  QToolBar* toolbar = addToolBar(tr("Search"));
+  toolbar->setObjectName(QStringLiteral("search"));
+  toolbar->addWidget(search_);
+  connect(search_, &QLineEdit::returnPressed, this, [this] {
+    if (findNext(search_->text()).isEmpty()) status_->setText(tr("No match for \"%1\"").arg(search_->text()));
+  });
+  auto* find = new QAction(this);
+  find->setShortcut(QKeySequence::Find);
+  connect(find, &QAction::triggered, search_, [this] {
+    search_->setFocus();
+    search_->selectAll();
+  });
+  addAction(find);
   buildMenus();
+  connect(scene_, &GraphScene::nodeActivated, this, &MainWindow::expandScope);
   connect(scene_, &GraphScene::nodeSelected, this, &MainWindow::showNode);
   connect(code_, &QPlainTextEdit::cursorPositionChanged, this, &MainWindow::onCodeCursorMoved);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
@@ -129,6 +149,12 @@ void MainWindow::buildMenus() {
     relayoutCurrent();
   });
   all->setCheckable(true);
+  viewMenu->addAction(tr("Collapse to depth..."), this, [this] {
+    bool ok = false;
+    const int depth = QInputDialog::getInt(this, tr("Collapse to depth"), tr("Show module scopes down to depth:"),
+                                           session_ ? session_->view.depth : 1, 0, 100, 1, &ok);
+    if (ok) setDepth(depth);
+  });
 }
 
 void MainWindow::openFile(const QString& path) {
@@ -191,6 +217,14 @@ void MainWindow::relayoutCurrent() {
   view_->fitAll();
 }
 
+void MainWindow::setDepth(int depth) {
+  options_.hierarchy.expandAll = false;
+  options_.hierarchy.depth = depth;
+  options_.hierarchy.expanded.clear();
+  options_.hierarchy.collapsed.clear();
+  relayoutCurrent();
+}
+
 void MainWindow::setStyle(ViewStyle style) {
   options_.style = style;
   relayoutCurrent();
@@ -209,6 +243,49 @@ bool MainWindow::exportTo(const QString& path) {
 }
 
 void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
+
+QString MainWindow::findNext(const QString& text) {
+  if (!session_ || text.isEmpty()) return {};
+  const auto& nodes = session_->view.nodes;
+  const QString current = scene_->selectedNode();
+  size_t start = 0;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (QString::fromStdString(nodes[i].id) == current) start = i + 1;
+  const auto matches = [&](const ViewNode& n) {
+    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel)};
+    for (const auto& l : n.lines) fields << QString::fromStdString(l);
+    for (const auto& ir : n.irNodes) {
+      fields << QString::fromStdString(ir);
+      if (const Node* node = session_->graphModule->graph().findNode(ir)) {
+        fields << QString::fromStdString(node->target()) << QString::fromStdString(node->meta().moduleType)
+               << opKindName(node->op());
+        if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
+      }
+    }
+    for (const QString& f : fields)
+      if (f.contains(text, Qt::CaseInsensitive)) return true;
+    return false;
+  };
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    const ViewNode& n = nodes[(start + k) % nodes.size()];
+    if (!matches(n)) continue;
+    const QString id = QString::fromStdString(n.id);
+    scene_->selectNode(id);
+    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+    return id;
+  }
+  return {};
+}
+
+void MainWindow::expandScope(const QString& nodeId) {
+  if (!session_) return;
+  const ViewNode* v = session_->view.findNode(nodeId.toStdString());
+  if (!v || v->kind != ViewNode::Kind::Collapsed) return;
+  options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
+  options_.hierarchy.collapsed.erase(v->scope);
+  options_.hierarchy.expanded.insert(v->scope);
+  relayoutCurrent();
+}
 
 void MainWindow::showNode(const QString& id) {
   if (!session_ || id.isEmpty()) return;

@@ -32,6 +32,8 @@ class GraphScene : public QGraphicsScene {
 
  Q_SIGNALS:
   void nodeSelected(const QString& id);
+  /// A node was double-clicked (collapsed scopes expand on it).
+  void nodeActivated(const QString& id);
 
  private:
   void onSelectionChanged();

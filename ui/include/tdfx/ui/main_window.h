@@ -9,6 +9,7 @@
 
 class QPlainTextEdit;
 class QLabel;
+class QLineEdit;
 
 namespace tdfx::ui {
 
@@ -28,7 +29,14 @@ class MainWindow : public QMainWindow {
   /// reports the error when it fails.
   bool exportTo(const QString& path);
   void selectNode(const QString& id);
+  /// Finds the next view node (after the selection) whose label, id or IR nodes contain `text`,
+  /// case-insensitively; selects and centres it. Returns its id, or "" when nothing matches.
+  QString findNext(const QString& text);
+  /// Expands a collapsed scope node in place (double-click does the same).
+  void expandScope(const QString& nodeId);
   void setStyle(ViewStyle style);
+  /// Shows module scopes expanded down to `depth` (individual expansions are reset).
+  void setDepth(int depth);
 
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
@@ -55,6 +63,7 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* code_;
   QPlainTextEdit* inspector_;
   QLabel* status_;
+  QLineEdit* search_;
   std::shared_ptr<ModelSession> session_;
   /// What the worker hands back: a session, or the error message (exceptions stay on the worker).
   struct LoadOutcome {

@@ -1,6 +1,7 @@
 #include "tdfx/ui/graph_scene.h"
 
 #include <QGraphicsPathItem>
+#include <QGraphicsPolygonItem>
 #include <QGraphicsRectItem>
 #include <QGraphicsSimpleTextItem>
 #include <QPainter>
@@ -127,24 +128,27 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
     QPainterPath path(QPointF(e.points[0].x, e.points[0].y));
     for (size_t i = 1; i + 2 < e.points.size(); i += 3)
       path.cubicTo(e.points[i].x, e.points[i].y, e.points[i + 1].x, e.points[i + 1].y, e.points[i + 2].x, e.points[i + 2].y);
-    QPointF end = path.currentPosition();
+    const QPointF end = path.currentPosition();
+    QPolygonF arrow;
     if (e.arrowTip) {
       const QPointF tip(e.arrowTip->x, e.arrowTip->y);
       path.lineTo(tip);
-      // Arrowhead: a small triangle along the last segment.
+      // Arrowhead: a small filled triangle along the last segment (the curve itself stays unfilled).
       QLineF back(tip, end);
       if (back.length() < 1e-3) back = QLineF(tip, tip + QPointF(0, -1));
       back.setLength(7);
       QLineF left = back, right = back;
       left.setAngle(back.angle() + 25);
       right.setAngle(back.angle() - 25);
-      path.moveTo(tip);
-      path.lineTo(left.p2());
-      path.lineTo(right.p2());
-      path.lineTo(tip);
+      arrow << tip << left.p2() << right.p2();
     }
-    auto* item = addPath(path, QPen(QColor("#444444"), 1.0), QBrush(QColor("#444444")));
+    auto* item = addPath(path, QPen(QColor("#444444"), 1.0), Qt::NoBrush);
     item->setZValue(-0.5);
+    if (!arrow.isEmpty()) {
+      auto* head = new QGraphicsPolygonItem(arrow, item);
+      head->setPen(Qt::NoPen);
+      head->setBrush(QColor("#444444"));
+    }
     if (!e.label.empty()) {
       auto* label = addSimpleText(QString::fromStdString(e.label), labelFont());
       label->setPos(e.labelPos.x, e.labelPos.y - 6);

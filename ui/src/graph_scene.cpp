@@ -11,17 +11,7 @@
 namespace tdfx::ui {
 
 namespace {
-QColor colorOf(const std::string& name) {
-  // View colours are #rrggbb or the X11 names of FxGraphDrawer's palette.
-  static const QHash<QString, QString> x11 = {
-      {"AliceBlue", "#F0F8FF"},  {"LemonChiffon1", "#FFFACD"}, {"LightGrey", "#D3D3D3"}, {"PowderBlue", "#B0E0E6"},
-      {"Salmon", "#FA8072"},     {"CadetBlue1", "#98F5FF"},    {"Coral", "#FF7F50"},     {"DarkOliveGreen1", "#CAFF70"},
-      {"DarkSeaGreen1", "#C1FFC1"}, {"GhostWhite", "#F8F8FF"}, {"Khaki1", "#FFF68F"},    {"LavenderBlush1", "#FFF0F5"},
-      {"LightSkyBlue", "#87CEFA"}, {"MistyRose1", "#FFE4E1"},  {"MistyRose2", "#EED5D2"}, {"PaleTurquoise2", "#AEEEEE"},
-      {"PeachPuff1", "#FFDAB9"}, {"Thistle1", "#FFE1FF"},      {"Thistle3", "#CDB5CD"},  {"Wheat1", "#FFE7BA"}};
-  const QString n = QString::fromStdString(name);
-  return QColor(x11.value(n, n.isEmpty() ? QStringLiteral("#FFFFFF") : n));
-}
+QColor colorOf(const std::string& name) { return QColor(QString::fromStdString(colorToHex(name))); }
 }  // namespace
 
 /// One node: a box or ellipse with its label lines. Text is skipped when the view is zoomed far

@@ -13,9 +13,6 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout);
 /// Text escaped for XML content and attribute values (also Graphviz's HTML-like labels).
 std::string xmlEscape(const std::string& text);
 
-/// "#rrggbb" for the X11 colour names FxGraphDrawer uses (and #rrggbb unchanged).
-std::string colorToHex(const std::string& color);
-
 /// The text lines of a Graphviz record label ("{name=%x|op_code=...\n}").
 std::vector<std::string> recordLines(const std::string& recordLabel);
 

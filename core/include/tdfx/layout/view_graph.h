@@ -87,6 +87,9 @@ std::map<std::string, int> allScopes(const Graph& graph);
 /// The largest depth at which at most `maxVisibleNodes` nodes are visible (0 when even depth 0 has more).
 int autoDepth(const Graph& graph, int maxVisibleNodes);
 
+/// "#rrggbb" for a view colour: the X11 names FxGraphDrawer uses, or #rrggbb unchanged.
+std::string colorToHex(const std::string& color);
+
 /// Builds the picture. Every IR edge between visible nodes appears once; edges inside a
 /// collapsed scope disappear, edges crossing it attach to the collapsed node.
 ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options);

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBlock>
 #include <QTest>
@@ -103,6 +104,27 @@ TEST(MainWindow, SearchFindsAndDoubleClickExpands) {
   w.expandScope(QString::fromStdString(collapsed));
   EXPECT_GT(w.scene()->nodeCount(), before);
   EXPECT_EQ(w.session()->view.findNode(collapsed), nullptr);
+}
+
+bool verifyAndWait(MainWindow& w) {
+  QSignalSpy done(&w, &MainWindow::verified);
+  w.runVerify();
+  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+  return !done.isEmpty() && done.first().first().toBool();
+}
+
+TEST(MainWindow, VerifyPanelReportsEveryKeyEqual) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_TRUE(verifyAndWait(w));
+  ASSERT_EQ(w.verifyTable()->rowCount(), 2);
+  EXPECT_EQ(w.verifyTable()->item(0, 0)->text().toStdString(), "(intermediate, x)");
+  EXPECT_EQ(w.verifyTable()->item(1, 6)->text().toStdString(), "equal");
+  // A model with random numbers differs, and the first differing node gets selected.
+  ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));
+  EXPECT_FALSE(verifyAndWait(w));
+  ASSERT_NE(w.lastReport(), nullptr);
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "add");
 }
 
 }  // namespace

@@ -6,7 +6,11 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
+#include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
 #include <QLineEdit>
 #include <QToolBar>
 #include <QMenuBar>
@@ -72,7 +76,7 @@ std::string describeNode(const Node& n, const PythonCode& code) {
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(new QPlainTextEdit(this)), inspector_(new QPlainTextEdit(this)), status_(new QLabel(this)),
-      search_(new QLineEdit(this)) {
+      search_(new QLineEdit(this)), verifyTable_(new QTableWidget(this)), verifySummary_(new QLabel(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   view_->setScene(scene_);
   setCentralWidget(view_);
@@ -88,6 +92,24 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   inspectorDock->setObjectName(QStringLiteral("inspector"));
   inspectorDock->setWidget(inspector_);
   addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+  // Verify: eager vs traced on the example inputs, one row per out key.
+  auto* verifyPanel = new QWidget(this);
+  auto* verifyLayout = new QVBoxLayout(verifyPanel);
+  auto* runButton = new QPushButton(tr("Run eager vs traced"), verifyPanel);
+  verifyTable_->setColumnCount(7);
+  verifyTable_->setHorizontalHeaderLabels(
+      {tr("key"), tr("shape"), tr("dtype"), tr("max |\u0394|"), tr("max rel \u0394"), tr("bitwise"), tr("result")});
+  verifyTable_->horizontalHeader()->setStretchLastSection(true);
+  verifyTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  verifyLayout->addWidget(runButton);
+  verifyLayout->addWidget(verifyTable_);
+  verifyLayout->addWidget(verifySummary_);
+  auto* verifyDock = new QDockWidget(tr("Verify"), this);
+  verifyDock->setObjectName(QStringLiteral("verify"));
+  verifyDock->setWidget(verifyPanel);
+  addDockWidget(Qt::BottomDockWidgetArea, verifyDock);
+  connect(runButton, &QPushButton::clicked, this, &MainWindow::runVerify);
+  connect(&verifier_, &QFutureWatcher<VerifyOutcome>::finished, this, &MainWindow::onVerified);
   statusBar()->addWidget(status_, 1);
   search_->setPlaceholderText(tr("Find node, target, module type or key (Ctrl+F)"));
   search_->setClearButtonEnabled(true);
@@ -112,7 +134,56 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   resize(1400, 900);
 }
 
-MainWindow::~MainWindow() { loader_.waitForFinished(); }
+MainWindow::~MainWindow() {
+  loader_.waitForFinished();
+  verifier_.waitForFinished();
+}
+
+void MainWindow::runVerify() {
+  if (!session_ || verifier_.isRunning()) return;
+  verifySummary_->setText(tr("Running both passes..."));
+  const std::shared_ptr<ModelSession> session = session_;  // kept alive by the worker
+  verifier_.setFuture(QtConcurrent::run([session]() -> VerifyOutcome {
+    try {
+      const TensorDict inputs = verificationInputs(session->model, {}, 0);
+      return {std::make_shared<VerifyReport>(verify(*session->model.module, *session->graphModule, inputs)), {}};
+    } catch (const std::exception& e) {
+      return {nullptr, QString::fromStdString(e.what())};
+    }
+  }));
+}
+
+void MainWindow::onVerified() {
+  VerifyOutcome outcome = verifier_.result();
+  if (!outcome.report) {
+    verifySummary_->setText(outcome.error);
+    Q_EMIT verified(false);
+    return;
+  }
+  report_ = outcome.report;
+  verifyTable_->setRowCount(static_cast<int>(report_->keys.size()));
+  for (int row = 0; row < static_cast<int>(report_->keys.size()); ++row) {
+    const KeyComparison& k = report_->keys[row];
+    std::string shape = "[";
+    for (size_t i = 0; i < k.eagerShape.size(); ++i) shape += (i ? ", " : "") + std::to_string(k.eagerShape[i]);
+    shape += "]";
+    const QStringList cells{QString::fromStdString(keyToString(k.key)), QString::fromStdString(shape),
+                            QString::fromStdString(k.eagerDtype), QString::number(k.maxAbsDiff, 'g', 4),
+                            QString::number(k.maxRelDiff, 'g', 4), k.bitwiseEqual ? QStringLiteral("\u2713") : QStringLiteral("\u2717"),
+                            k.matches ? tr("equal") : tr("DIFFERS %1").arg(QString::fromStdString(k.problem))};
+    for (int c = 0; c < cells.size(); ++c) verifyTable_->setItem(row, c, new QTableWidgetItem(cells[c]));
+  }
+  QString summary = tr("%1: eager %2 ms, traced %3 ms")
+                        .arg(report_->passed() ? tr("traced outputs equal eager outputs") : tr("outputs differ"))
+                        .arg(report_->eagerSeconds * 1e3, 0, 'f', 2)
+                        .arg(report_->tracedSeconds * 1e3, 0, 'f', 2);
+  if (report_->divergence) {
+    summary += tr("; first differing node: %1").arg(QString::fromStdString(report_->divergence->node));
+    selectNode(QString::fromStdString(report_->divergence->node));
+  }
+  verifySummary_->setText(summary);
+  Q_EMIT verified(report_->passed());
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));

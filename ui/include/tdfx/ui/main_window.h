@@ -5,11 +5,13 @@
 #include <QMainWindow>
 #include <memory>
 
+#include "tdfx/runtime/verify.h"
 #include "tdfx/ui/model_session.h"
 
 class QPlainTextEdit;
 class QLabel;
 class QLineEdit;
+class QTableWidget;
 
 namespace tdfx::ui {
 
@@ -32,6 +34,9 @@ class MainWindow : public QMainWindow {
   /// Finds the next view node (after the selection) whose label, id or IR nodes contain `text`,
   /// case-insensitively; selects and centres it. Returns its id, or "" when nothing matches.
   QString findNext(const QString& text);
+  /// Runs eager and traced on the model's example inputs (worker thread) and fills the verify
+  /// table; emits verified. Plain archives without example inputs report what input is missing.
+  void runVerify();
   /// Expands a collapsed scope node in place (double-click does the same).
   void expandScope(const QString& nodeId);
   void setStyle(ViewStyle style);
@@ -42,12 +47,15 @@ class MainWindow : public QMainWindow {
   GraphView* view() const { return view_; }
   QPlainTextEdit* codeEditor() const { return code_; }
   QPlainTextEdit* inspector() const { return inspector_; }
+  QTableWidget* verifyTable() const { return verifyTable_; }
+  const VerifyReport* lastReport() const { return report_ ? report_.get() : nullptr; }
   const ModelSession* session() const { return session_.get(); }
   QString lastError() const { return lastError_; }
 
  Q_SIGNALS:
   void modelLoaded();
   void loadFailed(const QString& message);
+  void verified(bool passed);
 
  private:
   void buildMenus();
@@ -64,6 +72,15 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* inspector_;
   QLabel* status_;
   QLineEdit* search_;
+  QTableWidget* verifyTable_;
+  QLabel* verifySummary_;
+  std::shared_ptr<VerifyReport> report_;
+  struct VerifyOutcome {
+    std::shared_ptr<VerifyReport> report;
+    QString error;
+  };
+  QFutureWatcher<VerifyOutcome> verifier_;
+  void onVerified();
   std::shared_ptr<ModelSession> session_;
   /// What the worker hands back: a session, or the error message (exceptions stay on the worker).
   struct LoadOutcome {

@@ -212,12 +212,12 @@ std::string collapsedScope(const std::vector<std::string>& chain, int depth, con
   return "";
 }
 
-size_t countVisible(const Graph& graph, int depth) {
-  HierarchyState h;
+size_t countVisible(const std::vector<std::vector<std::string>>& chains, int depth) {
+  const HierarchyState h;
   std::set<std::string> seen;
   size_t visible = 0;
-  for (const auto& n : graph.nodes()) {
-    const std::string scope = collapsedScope(scopesOf(*n), depth, h);
+  for (const auto& chain : chains) {
+    const std::string scope = collapsedScope(chain, depth, h);
     if (scope.empty()) ++visible;
     else if (seen.insert(scope).second) ++visible;
   }
@@ -227,11 +227,17 @@ size_t countVisible(const Graph& graph, int depth) {
 }  // namespace
 
 int autoDepth(const Graph& graph, int maxVisibleNodes) {
-  int maxDepth = 0;
-  for (const auto& [scope, depth] : allScopes(graph)) maxDepth = std::max(maxDepth, depth);
+  // Each node's scope chain once, then one count per candidate depth.
+  std::vector<std::vector<std::string>> chains;
+  chains.reserve(graph.size());
+  size_t maxDepth = 0;
+  for (const auto& n : graph.nodes()) {
+    chains.push_back(scopesOf(*n));
+    maxDepth = std::max(maxDepth, chains.back().size());
+  }
   int best = 0;
-  for (int d = 0; d <= maxDepth; ++d) {
-    if (countVisible(graph, d) > static_cast<size_t>(maxVisibleNodes)) break;
+  for (int d = 0; d <= static_cast<int>(maxDepth); ++d) {
+    if (countVisible(chains, d) > static_cast<size_t>(maxVisibleNodes)) break;
     best = d;
   }
   return best;

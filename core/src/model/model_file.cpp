@@ -159,6 +159,14 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
   return module;
 }
 
+// The error for an archive LibTorch refused, from LibTorch's message.
+ModelFileError loadFailure(const std::string& path, const std::string& message) {
+  if (message.find("maximum supported version") != std::string::npos)
+    return ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
+                          " can read (" + message.substr(0, message.find('\n')) + ")");
+  return ModelFileError(path + ": cannot load as TorchScript: " + message);
+}
+
 // Every TorchScript function of a loaded archive, with a stable name to match them across processes.
 template <typename Fn>
 void forEachFunction(const torch::jit::Module& root, Fn&& fn) {
@@ -335,10 +343,7 @@ std::string probeLoadInChildProcess(const std::string& path) {
                          (WIFSIGNALED(status) ? std::to_string(WTERMSIG(status)) : "caught, exit " + std::to_string(WEXITSTATUS(status))) +
                          " in a test load; nothing was loaded)");
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    if (message.find("maximum supported version") != std::string::npos)
-      throw ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
-                           " can read (" + message.substr(0, message.find('\n')) + ")");
-    throw ModelFileError(path + ": cannot load as TorchScript: " + message);
+    throw loadFailure(path, message);
   }
   return message.rfind("S:", 0) == 0 ? message.substr(2) : std::string();
 }
@@ -435,10 +440,7 @@ ModelFile loadModelFile(const std::string& path) {
     root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
-    if (what.find("maximum supported version") != std::string::npos)
-      throw ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
-                           " can read (" + what.substr(0, what.find('\n')) + ")");
-    throw ModelFileError(path + ": cannot load as TorchScript: " + what);
+    throw loadFailure(path, what);
   } catch (const std::exception& e) {
     throw ModelFileError(path + ": cannot load as TorchScript: " + e.what());
   }

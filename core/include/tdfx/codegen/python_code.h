@@ -7,13 +7,15 @@
 
 namespace tdfx {
 
-/// Generated source and where each node's statement is.
+/// Generated source and where each node's statement is. Plain data: it keeps no reference to the
+/// graph it was generated from.
 struct PythonCode {
   std::string text;                       ///< byte-identical to torch.fx's `graph_module.code`
   std::map<std::string, int> nodeLines;   ///< node name -> 1-based line of its statement in `text`
 };
 
 /// Generates `def forward(self, tensordict): ...` for `graph`, with FX's frees (`;  a = None`).
+/// Only reads `graph`; throws no tdfx errors. GraphModule calls it once, on construction.
 PythonCode pythonCode(const Graph& graph);
 
 /// `base.a.b`, with `getattr(x, "0")` for path atoms that are not identifiers (FX's _format_target).

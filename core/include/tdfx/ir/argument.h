@@ -16,18 +16,19 @@ namespace tdfx {
 class Node;
 struct Argument;
 
-/// A Python list of arguments.
+/// A Python list of arguments (owns its items by value).
 struct ArgumentList {
   std::vector<Argument> items;
 };
-/// A Python tuple of arguments.
+/// A Python tuple of arguments (owns its items by value).
 struct ArgumentTuple {
   std::vector<Argument> items;
 };
 
 /// One FX argument: None, bool, int, float, str, a node reference, a list or tuple of arguments,
 /// or a torch dtype / device / layout / memory format. Node references are non-owning: the Graph
-/// owns the nodes.
+/// owns the nodes, so an Argument that refers to nodes is valid only while that Graph lives.
+/// Copying an Argument copies its lists and tuples and shares the referenced nodes.
 struct Argument {
   using Value = std::variant<std::monostate, bool, int64_t, double, std::string, Node*, ArgumentList, ArgumentTuple,
                              c10::ScalarType, c10::Device, c10::Layout, c10::MemoryFormat>;
@@ -72,6 +73,7 @@ void forEachNode(const Argument& arg, Fn&& fn) {
 }
 
 /// Python str() of an argument as FX prints it in a graph (`%node` for nodes, strings unquoted).
+/// The formatting functions only read `arg` and throw no tdfx errors.
 std::string formatGraphArgument(const Argument& arg);
 /// Python repr() of an argument as FX writes it in generated code (node names, quoted strings).
 std::string formatCodeArgument(const Argument& arg);

@@ -10,6 +10,7 @@
 namespace tdfx {
 
 /// Allocates unique Python-identifier names exactly like torch.fx's _Namespace.create_name.
+/// Each Graph owns one; it only stores names (copies), never nodes.
 class NameSpace {
  public:
   /// Sanitises `candidate` (runs of characters outside [0-9A-Za-z_] become `_`, a leading digit
@@ -27,7 +28,9 @@ class NameSpace {
 /// CamelCase turned into snake_case, dunder methods without underscores.
 std::string nameForTarget(OpKind op, const std::string& target);
 
-/// An ordered list of nodes. Owns its nodes; node pointers stay valid for the graph's lifetime.
+/// An ordered list of nodes. Owns its nodes; node pointers stay valid for the graph's lifetime
+/// (or until Graph::truncate erases them). Not copyable: TracedGraph and GraphModule share one
+/// Graph through a std::shared_ptr. Not synchronised: one writer at a time.
 class Graph {
  public:
   Graph() = default;
@@ -36,6 +39,7 @@ class Graph {
 
   /// Appends a node. `nameCandidate` empty: derived from the target as FX does. The final name is
   /// made unique in this graph. Every node referenced by args/kwargs must belong to this graph.
+  /// Returns a pointer owned by the graph. Does not validate its arguments and throws no tdfx errors.
   Node* createNode(OpKind op, std::string target, std::vector<Argument> args = {}, Kwargs kwargs = {},
                    const std::string& nameCandidate = "");
 

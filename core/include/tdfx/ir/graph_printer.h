@@ -1,4 +1,6 @@
 #pragma once
+// FX-exact text of a Graph: print(graph) and its parts (node lines, printed targets, shapes).
+// All functions only read the graph and throw no tdfx errors.
 #include <string>
 
 #include "tdfx/ir/graph.h"

@@ -15,6 +15,7 @@ namespace tdfx {
 class Node;
 
 /// One input of a kernel: a constant, the value of a node, or a list/tuple built from inputs.
+/// `node` is non-owning and points into the same Graph as the node that owns the kernel.
 struct KernelInput {
   enum class Kind { Constant, NodeValue, List, Tuple };
   Kind kind = Kind::Constant;
@@ -37,6 +38,11 @@ struct KernelInput {
 };
 
 /// An executable operation: pops its inputs from the stack and pushes `numOutputs` values.
+/// Immutable once set on a node (std::shared_ptr<const Kernel>); a node copied into another graph
+/// gets its own copy with remapped inputs. `run` may hold handles to the traced archive's
+/// TorchScript objects (a leaf module, a compiled function owned by the archive's compilation
+/// unit), so the loaded module must outlive the graph that runs it. `run` throws LibTorch's
+/// errors; GraphModule turns them into tdfx::RuntimeError.
 struct Kernel {
   std::string description;  ///< the operator schema or the callee, for metadata and errors
   std::function<void(torch::jit::Stack&)> run;

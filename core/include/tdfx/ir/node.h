@@ -18,7 +18,7 @@ struct Kernel;
 /// The FX opcodes.
 enum class OpKind { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
 
-/// FX's name of the opcode: "placeholder", "call_function", ...
+/// FX's name of the opcode: "placeholder", "call_function", ... (a static string; never null).
 const char* opKindName(OpKind op);
 
 /// Shape and dtype of one output value, filled in by a run of the graph.
@@ -35,7 +35,8 @@ struct ParameterInfo {
   bool isBuffer = false;
 };
 
-/// What tdfx knows about where a node came from and what it produced.
+/// What tdfx knows about where a node came from and what it produced. Owned by its Node; all
+/// values are copies, so metadata stays valid after the TorchScript module is gone.
 struct NodeMeta {
   std::string modulePath;  ///< qualified path of the module whose code produced the node ("" = root)
   std::string moduleType;  ///< e.g. "torch.nn.modules.linear.Linear"
@@ -59,6 +60,8 @@ struct NodeMeta {
 
 /// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are
 /// created only through Graph::createNode, which keeps `users` consistent with args and kwargs.
+/// Args and kwargs are fixed at creation and users grow as later nodes use the node; only the
+/// metadata and the kernel can be changed directly.
 class Node {
  public:
   const std::string& name() const { return name_; }

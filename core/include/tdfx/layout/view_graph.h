@@ -1,6 +1,8 @@
 #pragma once
 // ViewGraph: what a picture of a traced graph shows (nodes, edges, clusters, labels, colours) as
 // plain data, independent of Graphviz and Qt. Built from the IR for a style and a hierarchy state.
+// A ViewGraph holds copies (names, labels, ids), never pointers into the IR, so it may outlive the
+// Graph it was built from and be handed between threads.
 #include <map>
 #include <optional>
 #include <set>
@@ -12,6 +14,7 @@
 
 namespace tdfx {
 
+/// The two picture styles (docs/export.md).
 enum class ViewStyle {
   Fx,    ///< FxGraphDrawer's picture: record labels, its colours, parameter nodes
   Tdfx,  ///< tdfx's: tensordict keys as nodes, short op labels, module clusters, shapes on edges
@@ -28,6 +31,7 @@ struct HierarchyState {
   std::set<std::string> collapsed;  ///< scopes collapsed above `depth`
 };
 
+/// What buildView draws: style, direction, shapes on edges, and which scopes are collapsed.
 struct ViewOptions {
   ViewStyle style = ViewStyle::Tdfx;
   std::string rankdir = "TB";  ///< "TB" or "LR"
@@ -50,6 +54,7 @@ struct ViewNode {
   double fixedWidth = 0, fixedHeight = 0;  ///< points; when set, used instead of measured text
 };
 
+/// An edge between two view node ids (after collapsing: edges attach to the collapsed node).
 struct ViewEdge {
   std::string from, to;
   std::string label;  ///< e.g. "float32[32, 50]"
@@ -62,6 +67,7 @@ struct ViewCluster {
   std::string parent;  ///< enclosing cluster id, "" for top level
 };
 
+/// The whole picture, ready for layoutView / renderView / exportView. A value type.
 struct ViewGraph {
   std::string name = "tdfx";
   std::string rankdir = "TB";
@@ -92,6 +98,8 @@ std::string colorToHex(const std::string& color);
 
 /// Builds the picture. Every IR edge between visible nodes appears once; edges inside a
 /// collapsed scope disappear, edges crossing it attach to the collapsed node.
+/// Only reads `traced` and keeps nothing of it. Throws tdfx::Error only when OpenSSL cannot
+/// compute the MD5 that picks fx-style colours (see md5Prefix32).
 ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options);
 
 }  // namespace tdfx

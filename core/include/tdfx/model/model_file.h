@@ -21,6 +21,8 @@ struct InputSpec {
 };
 
 /// A loaded model: the TorchScript root and the TensorDict module built from its description.
+/// `root` and the modules in `module` are handles sharing the loaded TorchScript objects, so a
+/// copy of a ModelFile shares them too. Keep it alive while a GraphModule traced from it runs.
 struct ModelFile {
   std::string path;
   torch::jit::Module root;
@@ -31,16 +33,23 @@ struct ModelFile {
   std::vector<InputSpec> exampleInputs;
 };
 
-/// Loads `path` on the CPU. Throws tdfx::ModelFileError naming the file and what is wrong.
+/// Loads `path` on the CPU: checks that it is a non-empty file with the zip signature, loads it
+/// once in a forked child (a LibTorch crash on a damaged archive becomes an error; the child also
+/// decodes the debug info into a SourceIndex), then loads it here, checks that every tensor fits
+/// its storage and puts the root in eval mode. May run on any thread.
+/// Throws tdfx::ModelFileError naming the file and what is wrong.
 ModelFile loadModelFile(const std::string& path);
 
 /// Builds a model from an already loaded TorchScript root and the text of tensordict.json
-/// (empty: treat the root as one module, keys from its forward signature).
+/// (empty: treat the root as one module, keys from its forward signature). `root` is shared, not
+/// copied; `sources` (may be null) is shared by every TensorDictModule built. Throws
+/// tdfx::ModelFileError naming `path`, the JSON location and the problem.
 ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson,
                             const std::string& path = "<memory>", std::shared_ptr<const SourceIndex> sources = nullptr);
 
 /// Random inputs for the example specs: floats from a normal distribution, integers in [0, 10),
-/// bools from a coin flip, all from a generator seeded with `seed`.
+/// bools from a coin flip, all from a generator seeded with `seed`. Throws tdfx::KeyError when a
+/// shape does not start with the model's batch size.
 TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed = 0);
 
 }  // namespace tdfx

@@ -19,7 +19,9 @@ struct SourceLocation {
 /// Source locations of the nodes of a loaded archive. LibTorch decodes an archive's debug info
 /// lazily and can crash on a damaged one, so the model loader decodes it in an isolated child
 /// process and hands the result to the tracer through this index; the tracer then never touches
-/// the debug info itself.
+/// the debug info itself. Keys are non-owning pointers to the nodes of one loaded module's
+/// TorchScript graphs: the index is meaningful only with that module, and is shared (as
+/// std::shared_ptr<const SourceIndex>) by the TensorDictModules built from it.
 class SourceIndex {
  public:
   void add(const torch::jit::Node* node, SourceLocation location) { map_[node] = std::move(location); }

@@ -13,7 +13,8 @@
 
 namespace tdfx {
 
-/// Common interface of TensorDictModule and TensorDictSequential.
+/// Common interface of TensorDictModule, TensorDictSequential and GraphModule. forward is const;
+/// the model loader and sequentials share modules as std::shared_ptr<const TensorDictModuleBase>.
 class TensorDictModuleBase {
  public:
   virtual ~TensorDictModuleBase() = default;
@@ -23,16 +24,19 @@ class TensorDictModuleBase {
   /// removed keeping the LAST occurrence, as tensordict does).
   virtual std::vector<NestedKey> outKeys() const = 0;
   /// Reads inputs from `td`, writes outputs to `*tdOut`, or to `td` when tdOut is null.
-  /// Runs without autograd. Throws tdfx::KeyError for missing keys, tdfx::RuntimeError otherwise.
+  /// Runs without autograd. Throws tdfx::KeyError for missing keys (or outputs that do not fit the
+  /// destination's batch size), tdfx::RuntimeError otherwise.
   virtual void forward(TensorDict& td, TensorDict* tdOut = nullptr) const = 0;
 };
 
-/// Wraps one TorchScript module with in_keys and out_keys.
+/// Wraps one TorchScript module with in_keys and out_keys. Holds a torch::jit::Module handle (the
+/// TorchScript object is shared with the archive's root, not copied).
 class TensorDictModule : public TensorDictModuleBase {
  public:
   /// `module` is a handle sharing the TorchScript object; `path` is its attribute path inside the
   /// archive's root module ("" for the root), used for error messages and graph metadata.
-  /// Throws tdfx::Error when the forward's arity cannot take `inKeys`, or out_keys is empty.
+  /// Throws tdfx::Error when the module has no forward, the forward's arity cannot take `inKeys`,
+  /// out_keys is empty, or a known return type does not give one value per out key.
   TensorDictModule(torch::jit::Module module, std::vector<NestedKey> inKeys,
                    std::vector<NestedKey> outKeys, std::string path = "");
 
@@ -55,11 +59,13 @@ class TensorDictModule : public TensorDictModuleBase {
   std::string path_;
 };
 
-/// Runs modules in order on one TensorDict; later modules see earlier modules' outputs.
+/// Runs modules in order on one TensorDict; later modules see earlier modules' outputs. The child
+/// modules are shared (std::shared_ptr), not copied. forward passes the children's errors through.
 class TensorDictSequential : public TensorDictModuleBase {
  public:
   /// `selectedOutKeys`, when given, limits what is written to the destination; every selected key
-  /// must be written by some module.
+  /// must be written by some module. Throws tdfx::Error when `modules` is empty or a selected key
+  /// is never written.
   explicit TensorDictSequential(std::vector<std::shared_ptr<const TensorDictModuleBase>> modules,
                                 std::optional<std::vector<NestedKey>> selectedOutKeys = std::nullopt);
 

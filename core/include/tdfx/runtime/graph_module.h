@@ -12,6 +12,9 @@ namespace tdfx {
 
 /// Executes a traced graph: leaf modules through their TorchScript forward, every other node
 /// through the exact operator it was traced from, so outputs are bitwise equal to the eager module.
+/// Owns the TracedGraph (its Graph is shared with other copies of that TracedGraph) and the code
+/// generated on construction. Kernels refer to the traced module's TorchScript objects: keep the
+/// source module (the ModelFile) alive while the GraphModule runs.
 class GraphModule : public TensorDictModuleBase {
  public:
   GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys);
@@ -19,12 +22,15 @@ class GraphModule : public TensorDictModuleBase {
   std::vector<NestedKey> inKeys() const override { return inKeys_; }
   std::vector<NestedKey> outKeys() const override { return traced_.outKeys; }
   /// Runs the graph on `td`; writes the out keys to `*tdOut`, or to `td` when tdOut is null.
-  /// Throws tdfx::RuntimeError naming the failing node and its source location.
+  /// Throws tdfx::KeyError for a missing in key or an output that does not fit the destination,
+  /// tdfx::RuntimeError naming the failing node and its source location otherwise.
   void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
-  /// Like forward, and records every node's output shapes and dtypes in its metadata.
+  /// Like forward, and records every node's output shapes and dtypes in its metadata (written into
+  /// the shared Graph, so every holder of it sees them; not safe while another thread reads them).
   void forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut = nullptr);
 
   /// Like forward, and returns the values the given nodes computed (for diagnosing differences).
+  /// `nodes` must belong to this graph. Throws like forward.
   std::vector<c10::IValue> forwardCapturing(TensorDict& td, TensorDict* tdOut, const std::vector<const Node*>& nodes) const;
 
   const Graph& graph() const { return *traced_.graph; }
@@ -45,6 +51,8 @@ class GraphModule : public TensorDictModuleBase {
 };
 
 /// tensordict.prototype.fx.symbolic_trace: traces the module (see traceGraph) into a GraphModule.
+/// `module` is only read, but the result's kernels share its TorchScript objects (see GraphModule).
+/// Throws tdfx::TraceError.
 GraphModule symbolicTrace(const TensorDictModuleBase& module);
 
 }  // namespace tdfx

@@ -17,7 +17,7 @@ struct VerifyOptions {
   bool bitwise() const { return atol == 0.0 && rtol == 0.0; }
 };
 
-/// How one out key compares.
+/// How one out key compares (plain data).
 struct KeyComparison {
   NestedKey key;
   std::vector<int64_t> eagerShape, tracedShape;
@@ -37,6 +37,8 @@ struct Divergence {
   NestedKey key;
 };
 
+/// The result of verify: one comparison per out key, the time of each pass, and, when some key
+/// differs, the first differing node. Plain data; passed() is false when there are no keys.
 struct VerifyReport {
   std::vector<KeyComparison> keys;
   double eagerSeconds = 0.0;
@@ -48,12 +50,13 @@ struct VerifyReport {
 
 /// Builds the inputs: the file's example inputs, then `overrides` (replacing or adding keys), all
 /// drawn from a generator seeded with `seed`. Throws tdfx::Error naming every in key that has no
-/// shape, and the --input flag that would give one.
+/// shape, and the --input flag that would give one, or when a shape does not fit the batch size.
 TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed);
 
 /// Runs `eager` and `traced` on copies of `inputs` and compares every out key. When some key
 /// differs, runs both again module by module to find the first differing node.
-/// Throws tdfx::Error when either pass fails (e.g. wrong input shapes), naming the pass.
+/// Throws tdfx::Error when either pass fails (e.g. wrong input shapes), naming the pass; the
+/// original error's message is kept, its type (KeyError, RuntimeError) is not.
 VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
                     const VerifyOptions& options = {});
 
@@ -63,7 +66,7 @@ std::string formatReport(const VerifyReport& report);
 std::string reportToJson(const VerifyReport& report);
 
 /// Parses `KEY=DIMxDIM...[:DTYPE]` (KEY parts separated by '.', e.g. `input.x=32x100:float32`).
-/// Throws tdfx::Error saying what part is malformed.
+/// Throws tdfx::Error saying what part is malformed (or that the dtype is unknown).
 InputSpec parseInputSpec(const std::string& text);
 
 }  // namespace tdfx

@@ -32,12 +32,13 @@ class TensorDict {
   /// Sets a tensor; intermediate sub-TensorDicts are created with this batch size. Throws when the
   /// tensor's leading dims do not match the batch size, or a key part names an existing tensor.
   void set(const NestedKey& key, const at::Tensor& value);
-  /// Sets a nested TensorDict (copied). Its batch size must start with this one's.
+  /// Sets a nested TensorDict (copied). Its batch size must start with this one's; throws KeyError
+  /// otherwise, or when a key part names an existing tensor.
   void setTensorDict(const NestedKey& key, const TensorDict& value);
 
   /// The tensor at `key`; throws KeyError naming the key and listing the existing keys.
   const at::Tensor& get(const NestedKey& key) const;
-  /// The nested TensorDict at `key`.
+  /// The nested TensorDict at `key`; throws KeyError when missing or when it holds a tensor.
   const TensorDict& getTensorDict(const NestedKey& key) const;
   bool contains(const NestedKey& key) const;
   bool isTensorDict(const NestedKey& key) const;

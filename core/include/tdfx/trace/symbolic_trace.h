@@ -13,6 +13,7 @@ namespace tdfx {
 /// A traced module: the graph (one `tensordict` placeholder, getitem reads, an output node) and
 /// the keys its output writes. The output's argument is a tuple with one value per out key, or
 /// (for a single TensorDictModule) the module's own return value, as in tensordict.
+/// Copies share one Graph (std::shared_ptr); the Node pointers in `writes` point into it.
 struct TracedGraph {
   std::shared_ptr<Graph> graph;
   std::vector<NestedKey> outKeys;
@@ -44,7 +45,9 @@ struct TracedGraph {
 /// Converts the module's TorchScript code to a graph without running it. Sequentials become one
 /// graph: keys written by one module and read by a later one are wired directly, call_module and
 /// get_attr nodes of the i-th module get the `_{i}_` name and `{i}.module.` target prefixes.
-/// Throws tdfx::TraceError naming the module, the operation and its source location.
+/// Throws tdfx::TraceError naming the module, the operation and its source location; LibTorch
+/// failures while reading the TorchScript code are rethrown as TraceError too. `module` is only
+/// read; node kernels keep handles to its TorchScript objects (see Kernel).
 TracedGraph traceGraph(const TensorDictModuleBase& module);
 
 }  // namespace tdfx

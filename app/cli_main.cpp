@@ -1,4 +1,5 @@
 // tdfx-cli: headless tracing and verification of TensorDict model files.
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
+#include "tdfx/version.h"
 
 namespace {
 
@@ -96,7 +98,11 @@ int runExport(const ExportFlags& f) {
 
 int main(int argc, char** argv) {
   CLI::App app{"tdfx-cli: trace PyTorch TensorDict modules saved as TorchScript into FX graphs, and verify them"};
-  app.set_version_flag("--version", std::string("tdfx-cli ") + TDFX_VERSION);
+  // A function, so Graphviz is only asked for its version when --version is given.
+  app.set_version_flag("--version", std::function<std::string()>([] {
+    std::string report = tdfx::versionReport("tdfx-cli", TDFX_QT_VERSION " (used by tdfx, the GUI)");
+    return report.substr(0, report.size() - 1);  // CLI11 adds the final newline
+  }));
   app.require_subcommand(1);
 
   TraceOptions t;

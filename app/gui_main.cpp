@@ -1,26 +1,60 @@
 // tdfx: the desktop application. Opens the file given on the command line, or the bundled example.
 #include <QApplication>
+#include <QCommandLineParser>
 #include <QFileInfo>
+#include <QtGlobal>
+
+#include <cstdio>
 
 #include "tdfx/ui/main_window.h"
+#include "tdfx/version.h"
+
+namespace {
+
+// The bundled example: in share/tdfx when installed, in the build tree otherwise.
+QString bundledExample() {
+  for (const QString& candidate : {QApplication::applicationDirPath() + "/../share/tdfx/examples/seed_sequential.pt",
+                                   QStringLiteral(TDFX_EXAMPLES_DIR "/seed_sequential.pt")})
+    if (QFileInfo::exists(candidate)) return candidate;
+  return {};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("tdfx: trace PyTorch TensorDict modules into FX graphs and inspect them.\n"
+                     "With no FILE, opens the bundled example."));
+  parser.addHelpOption();
+  parser.addOption({{"v", "version"}, QStringLiteral("Print the versions of tdfx, LibTorch, Qt and Graphviz.")});
+  parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("TorchScript archive (.pt) to open."), "[FILE]");
+
+  // --help and --version are answered before QApplication exists, so they work without a display.
+  for (int i = 1; i < argc; ++i) {
+    const QString arg = QString::fromLocal8Bit(argv[i]);
+    if (arg == "-h" || arg == "--help" || arg == "-?") {
+      std::fputs(qPrintable(parser.helpText()), stdout);
+      return 0;
+    }
+    if (arg == "-v" || arg == "--version") {
+      std::fputs(tdfx::versionReport("tdfx", qVersion()).c_str(), stdout);
+      return 0;
+    }
+  }
+
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("tdfx"));
-  QApplication::setApplicationVersion(QStringLiteral(TDFX_VERSION));
+  QApplication::setOrganizationName(QStringLiteral("tdfx"));
+  QApplication::setApplicationVersion(QString::fromStdString(tdfx::tdfxVersion()));
+  QApplication::setDesktopFileName(QStringLiteral("io.github.tdfx.Tdfx"));
+  parser.process(app);  // Qt's own options (-platform, ...) are gone by now; unknown ones exit with a message
+  const QStringList files = parser.positionalArguments();
+  if (files.size() > 1) parser.showHelp(64);
+
   tdfx::ui::MainWindow window;
   window.show();
-  const QStringList args = QApplication::arguments();
-  QString file = args.size() > 1 ? args.at(1) : QString();
-  if (file.isEmpty()) {
-    // The bundled example: beside the binary when installed, in the build tree otherwise.
-    for (const QString& candidate : {QApplication::applicationDirPath() + "/../share/tdfx/examples/seed_sequential.pt",
-                                     QStringLiteral(TDFX_EXAMPLES_DIR "/seed_sequential.pt")})
-      if (QFileInfo::exists(candidate)) {
-        file = candidate;
-        break;
-      }
-  }
+  const QString file = files.isEmpty() ? bundledExample() : files.first();
   if (!file.isEmpty()) window.openFile(file);
   return QApplication::exec();
 }

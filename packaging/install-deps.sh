@@ -13,6 +13,8 @@ packages=(
   libgraphviz-dev graphviz libssl-dev libxml2-utils
   qt6-base-dev qt6-svg-dev libgl-dev
   python3-torch python3-torchvision
+  # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop files
+  dpkg-dev file appstream desktop-file-utils
 )
 if [ "${TDFX_WITH_GUI_TOOLS:-0}" = 1 ]; then
   packages+=(xvfb imagemagick xauth)

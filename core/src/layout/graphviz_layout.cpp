@@ -18,6 +18,7 @@
 
 #include "tdfx/error.h"
 #include "composed_layout.h"
+#include "graphviz_runtime.h"
 #include "svg_writer.h"
 
 namespace tdfx {
@@ -295,6 +296,12 @@ void writeFileAtomically(const std::string& path, const std::string& bytes) {
 
 void exportView(const ViewGraph& view, const std::string& path) {
   writeFileAtomically(path, renderView(view, exportFormatForPath(path)));
+}
+
+std::string graphvizRuntimeVersion() {
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  const char* version = gvcVersion(context());
+  return version ? version : "unknown";
 }
 
 }  // namespace tdfx

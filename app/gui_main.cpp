@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const QString arg = QString::fromLocal8Bit(argv[i]);
     if (arg == "-h" || arg == "--help" || arg == "-?") {
-      std::fputs(qPrintable(parser.helpText()), stdout);
+      std::fputs(qPrintable(parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("tdfx"))), stdout);
       return 0;
     }
     if (arg == "-v" || arg == "--version") {

@@ -77,6 +77,31 @@ TEST(GraphModule, RecordsShapesAndDtypes) {
   EXPECT_EQ(gm.graph().findNode("softmax")->meta().outputs.at(0).shape, (std::vector<int64_t>{32, 10}));
 }
 
+TEST(GraphModule, RecordedRunLeavesTheGraphAloneUntilApplied) {
+  const ModelFile model = loadModelFile(fixture("seed_sequential.pt"));
+  const GraphModule gm = symbolicTrace(*model.module);
+  TensorDict td = makeExampleInputs(model, 0);
+  const std::vector<NodeRunRecord> records = gm.forwardRecorded(td);
+  ASSERT_EQ(records.size(), gm.graph().nodes().size());
+  const Node* fc1 = gm.graph().findNode("_0_fc1");
+  EXPECT_TRUE(fc1->meta().outputs.empty());  // a recorded run only reads the graph
+  EXPECT_LT(fc1->meta().seconds, 0.0);
+  EXPECT_EQ(records[fc1->index()].outputs.at(0).shape, (std::vector<int64_t>{32, 50}));
+  double total = 0;
+  for (const NodeRunRecord& r : records) {
+    EXPECT_GE(r.seconds, 0.0);
+    total += r.seconds;
+  }
+  EXPECT_GT(total, 0.0);
+
+  auto graph = gm.traced().graph;
+  applyRunRecords(*graph, records);
+  EXPECT_EQ(fc1->meta().outputs.at(0).shape, (std::vector<int64_t>{32, 50}));
+  EXPECT_EQ(fc1->meta().seconds, records[fc1->index()].seconds);
+  const std::string error = testing::errorOf<Error>([&] { applyRunRecords(*graph, {records.begin(), records.end() - 1}); });
+  EXPECT_NE(error.find("run records are for a graph of"), std::string::npos) << error;
+}
+
 TEST(GraphModule, MissingInputKeyIsAKeyError) {
   const ModelFile model = loadModelFile(fixture("seed_sequential.pt"));
   const GraphModule gm = symbolicTrace(*model.module);

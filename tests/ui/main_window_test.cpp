@@ -11,19 +11,12 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
+#include "ui/window_driver.h"
 
 namespace tdfx::ui {
 namespace {
 
 using tdfx::testing::fixture;
-
-bool openAndWait(MainWindow& w, const std::string& file) {
-  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
-  QSignalSpy failed(&w, &MainWindow::loadFailed);
-  w.openFile(QString::fromStdString(file));
-  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i) QTest::qWait(50);
-  return !loaded.isEmpty();
-}
 
 TEST(MainWindow, OpensSelectsAndLinksCodeToGraph) {
   MainWindow w(/*interactive=*/false);
@@ -106,13 +99,6 @@ TEST(MainWindow, SearchFindsAndDoubleClickExpands) {
   EXPECT_EQ(w.session()->view.findNode(collapsed), nullptr);
 }
 
-bool verifyAndWait(MainWindow& w) {
-  QSignalSpy done(&w, &MainWindow::verified);
-  w.runVerify();
-  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
-  return !done.isEmpty() && done.first().first().toBool();
-}
-
 TEST(MainWindow, VerifyPanelReportsEveryKeyEqual) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
@@ -130,9 +116,3 @@ TEST(MainWindow, VerifyPanelReportsEveryKeyEqual) {
 }  // namespace
 }  // namespace tdfx::ui
 
-int main(int argc, char** argv) {
-  qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

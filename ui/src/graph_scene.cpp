@@ -3,6 +3,7 @@
 #include <QGraphicsPathItem>
 #include <QGraphicsPolygonItem>
 #include <QGraphicsRectItem>
+#include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSimpleTextItem>
 #include <QPainter>
 #include <QSignalBlocker>
@@ -32,10 +33,21 @@ class NodeItem : public QGraphicsItem {
   }
   QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
-    QPen pen(isSelected() ? QColor("#D35400") : (highlighted_ || hovered_ ? QColor("#2471A3") : QColor("#333333")));
-    pen.setWidthF(isSelected() || highlighted_ || hovered_ ? 2.5 : 1.0);
+    if (marks_ & GraphScene::SearchMatch) {  // a halo behind the node
+      p->setPen(Qt::NoPen);
+      p->setBrush(QColor(255, 214, 0, 170));
+      p->drawRoundedRect(rect_.adjusted(-1, -1, 1, 1), 4, 4);
+    }
+    QColor outline("#333333");
+    double width = 1.0;
+    if (marks_ & GraphScene::KeyUse) outline = QColor("#8E44AD"), width = 3.0;
+    if (marks_ & GraphScene::Differs) outline = QColor("#E01B24"), width = 3.5;
+    if (highlighted_ || hovered_) outline = QColor("#2471A3"), width = 2.5;
+    if (isSelected()) outline = QColor("#D35400"), width = 3.0;
+    QPen pen(outline);
+    pen.setWidthF(width);
     p->setPen(pen);
-    p->setBrush(fill_);
+    p->setBrush(heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
     if (option->levelOfDetailFromTransform(p->worldTransform()) < 0.35) return;  // too small to read
@@ -48,6 +60,17 @@ class NodeItem : public QGraphicsItem {
     update();
   }
   const QString& id() const { return id_; }
+  unsigned marks() const { return marks_; }
+  void setMark(unsigned mark, bool on) {
+    const unsigned next = on ? (marks_ | mark) : (marks_ & ~mark);
+    if (next == marks_) return;
+    marks_ = next;
+    update();
+  }
+  void setHeat(double fraction) {
+    heat_ = fraction;
+    update();
+  }
 
  protected:
   void hoverEnterEvent(QGraphicsSceneHoverEvent*) override {
@@ -61,6 +84,12 @@ class NodeItem : public QGraphicsItem {
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent*) override {
     if (auto* s = dynamic_cast<GraphScene*>(scene())) Q_EMIT s->nodeActivated(id_);
   }
+  void contextMenuEvent(QGraphicsSceneContextMenuEvent* event) override {
+    if (auto* s = dynamic_cast<GraphScene*>(scene())) {
+      s->selectNode(id_);
+      Q_EMIT s->nodeContextMenu(id_, event->screenPos());
+    }
+  }
 
  private:
   QString id_;
@@ -69,6 +98,8 @@ class NodeItem : public QGraphicsItem {
   QRectF rect_;
   QStringList lines_;
   bool highlighted_ = false, hovered_ = false;
+  unsigned marks_ = 0;
+  double heat_ = -1;  // < 0: the view's fill colour
 };
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
@@ -98,9 +129,11 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   edgeCount_ = 0;
   setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
   for (const auto& c : layout.clusters) {
-    auto* frame = addRect(c.x, c.y, c.width, c.height, QPen(QColor("#9AA5B1")), QBrush(QColor("#F6F8FA")));
+    auto* frame = addRect(c.x, c.y, c.width, c.height, QPen(QColor(dark_ ? "#5C6773" : "#9AA5B1")),
+                          QBrush(dark_ ? QColor(255, 255, 255, 18) : QColor(20, 40, 80, 12)));
     frame->setZValue(-2);
     auto* title = addSimpleText(QString::fromStdString(c.title), labelFont());
+    title->setBrush(dark_ ? QColor("#D0D7DE") : QColor("#222222"));
     title->setPos(c.x + 4, c.y + 2);
     title->setZValue(-1);
   }
@@ -132,17 +165,18 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
       right.setAngle(back.angle() - 25);
       arrow << tip << left.p2() << right.p2();
     }
-    auto* item = addPath(path, QPen(QColor("#444444"), 1.0), Qt::NoBrush);
+    const QColor edgeColor(dark_ ? "#A8B3BD" : "#444444");
+    auto* item = addPath(path, QPen(edgeColor, 1.0), Qt::NoBrush);
     item->setZValue(-0.5);
     if (!arrow.isEmpty()) {
       auto* head = new QGraphicsPolygonItem(arrow, item);
       head->setPen(Qt::NoPen);
-      head->setBrush(QColor("#444444"));
+      head->setBrush(edgeColor);
     }
     if (!e.label.empty()) {
       auto* label = addSimpleText(QString::fromStdString(e.label), labelFont());
       label->setPos(e.labelPos.x, e.labelPos.y - 6);
-      label->setBrush(QColor("#555555"));
+      label->setBrush(dark_ ? QColor("#C0C8D0") : QColor("#555555"));
     }
     edgesOf_[QString::fromStdString(e.from)].append(item);
     edgesOf_[QString::fromStdString(e.to)].append(item);
@@ -151,6 +185,22 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
 }
 
 QGraphicsItem* GraphScene::nodeItem(const QString& id) const { return nodes_.value(id); }
+
+void GraphScene::setMarked(const QSet<QString>& ids, Mark mark) {
+  for (NodeItem* n : nodes_) n->setMark(mark, ids.contains(n->id()));
+}
+
+QStringList GraphScene::markedNodes(Mark mark) const {
+  QStringList ids;
+  for (NodeItem* n : nodes_)
+    if (n->marks() & mark) ids << n->id();
+  ids.sort();
+  return ids;
+}
+
+void GraphScene::setHeat(const QHash<QString, double>& fraction) {
+  for (NodeItem* n : nodes_) n->setHeat(fraction.isEmpty() ? -1.0 : fraction.value(n->id(), 0.0));
+}
 
 void GraphScene::selectNode(const QString& id) {
   clearSelection();

@@ -3,6 +3,8 @@
 #include <QKeyEvent>
 #include <QWheelEvent>
 
+#include "tdfx/ui/minimap.h"
+
 namespace tdfx::ui {
 
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
@@ -10,16 +12,33 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setRenderHint(QPainter::Antialiasing);
   setTransformationAnchor(AnchorUnderMouse);
   setViewportUpdateMode(SmartViewportUpdate);
+  // Items never move once laid out: no BSP index maintenance cost, and one fewer save/restore per item.
+  setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
+  setAcceptDrops(false);  // files dropped on the graph go to the window
+}
+
+void GraphView::sceneChanged() {
+  if (!minimap_ && scene()) minimap_ = new Minimap(this);
+  if (minimap_) minimap_->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  if (minimap_) minimap_->refresh();
 }
 
 void GraphView::zoomBy(double factor) {
   const double current = transform().m11();
   if ((current < 0.02 && factor < 1) || (current > 8 && factor > 1)) return;
   scale(factor, factor);
+  if (minimap_) minimap_->refresh();
+  Q_EMIT zoomed(transform().m11());
 }
 
 void GraphView::fitAll() {
   if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  if (minimap_) minimap_->refresh();
+  Q_EMIT zoomed(transform().m11());
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) { zoomBy(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }

@@ -1,30 +1,29 @@
 #include "tdfx/ui/main_window.h"
 
-#include <QAction>
-#include <QActionGroup>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
-#include <QHeaderView>
+#include <QGuiApplication>
 #include <QLabel>
-#include <QPushButton>
-#include <QTableWidget>
-#include <QVBoxLayout>
 #include <QLineEdit>
-#include <QToolBar>
-#include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QStatusBar>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTextBlock>
+#include <QToolBar>
+#include <QToolButton>
 #include <QtConcurrent/QtConcurrent>
 
+#include "node_description.h"
 #include "tdfx/error.h"
-#include "tdfx/ir/graph_printer.h"
+#include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
-#include "tdfx/util/dtype.h"
+#include "tdfx/ui/keys_panel.h"
+#include "tdfx/ui/python_highlighter.h"
+#include "tdfx/ui/verify_panel.h"
 
 namespace tdfx::ui {
 
@@ -38,234 +37,189 @@ TextMeasure fontMeasure() {
   };
 }
 
-std::string describeNode(const Node& n, const PythonCode& code) {
-  std::string s = "name: " + n.name() + "\nop: " + opKindName(n.op()) + "\ntarget: " + printedTarget(n) + "\n";
-  if (!n.args().empty()) s += "args: " + formatGraphArgument(ArgumentTuple{n.args()}) + "\n";
-  if (!n.kwargs().empty()) {
-    s += "kwargs:";
-    for (const auto& [k, v] : n.kwargs()) s += " " + k + "=" + formatGraphArgument(v);
-    s += "\n";
-  }
-  s += "users:";
-  for (const Node* u : n.users()) s += " " + u->name();
-  s += "\n";
-  const NodeMeta& m = n.meta();
-  if (m.tensordictKey) s += "tensordict key: " + keyToString(*m.tensordictKey) + "\n";
-  if (!m.modulePath.empty()) s += "module: " + m.modulePath + " (" + m.moduleType + ")\n";
-  for (const auto& [k, v] : m.moduleConstants) s += "  " + k + ": " + v + "\n";
-  for (const ParameterInfo& p : m.parameters) {
-    int64_t count = 1;
-    for (int64_t d : p.shape) count *= d;
-    std::string shape;
-    for (size_t i = 0; i < p.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(p.shape[i]);
-    s += std::string("  ") + (p.isBuffer ? "buffer " : "parameter ") + p.name + ": " + dtypeToString(p.dtype) + "[" +
-         shape + "] (" + std::to_string(count) + " values)\n";
-  }
-  if (!m.leafReason.empty()) s += "kept whole: " + m.leafReason + "\n";
-  if (!m.sourceFile.empty()) s += "source: " + m.sourceFile + ":" + std::to_string(m.sourceLine) + "\n";
-  if (!m.sourceText.empty()) s += "  " + m.sourceText + "\n";
-  if (!m.schema.empty()) s += "schema: " + m.schema + "\n";
-  for (const TensorMeta& t : m.outputs) s += "output: " + formatTensorMeta(t) + "\n";
-  auto line = code.nodeLines.find(n.name());
-  if (line != code.nodeLines.end()) s += "code line " + std::to_string(line->second) + "\n";
-  return s;
+QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& name, QWidget* widget,
+                     Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, window);
+  dock->setObjectName(name);  // saveState/restoreState find docks by name
+  dock->setWidget(widget);
+  window->addDockWidget(area, dock);
+  return dock;
+}
+
+QPlainTextEdit* readOnlyText(QWidget* parent, bool monospace) {
+  auto* edit = new QPlainTextEdit(parent);
+  edit->setReadOnly(true);
+  edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+  if (monospace) edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  return edit;
 }
 
 }  // namespace
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
-      code_(new QPlainTextEdit(this)), inspector_(new QPlainTextEdit(this)), status_(new QLabel(this)),
-      search_(new QLineEdit(this)), verifyTable_(new QTableWidget(this)), verifySummary_(new QLabel(this)) {
+      code_(readOnlyText(this, true)), graphText_(readOnlyText(this, true)),
+      highlighter_(new PythonHighlighter(code_->document())), inspector_(readOnlyText(this, false)),
+      keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
+      progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
+      matchCount_(new QLabel(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
+  setAcceptDrops(true);
   view_->setScene(scene_);
   setCentralWidget(view_);
-  code_->setReadOnly(true);
-  code_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  code_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  inspector_->setReadOnly(true);
-  auto* codeDock = new QDockWidget(tr("Code"), this);
-  codeDock->setObjectName(QStringLiteral("code"));
-  codeDock->setWidget(code_);
-  addDockWidget(Qt::RightDockWidgetArea, codeDock);
-  auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
-  inspectorDock->setObjectName(QStringLiteral("inspector"));
-  inspectorDock->setWidget(inspector_);
-  addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-  // Verify: eager vs traced on the example inputs, one row per out key.
-  auto* verifyPanel = new QWidget(this);
-  auto* verifyLayout = new QVBoxLayout(verifyPanel);
-  auto* runButton = new QPushButton(tr("Run eager vs traced"), verifyPanel);
-  verifyTable_->setColumnCount(7);
-  verifyTable_->setHorizontalHeaderLabels(
-      {tr("key"), tr("shape"), tr("dtype"), tr("max |\u0394|"), tr("max rel \u0394"), tr("bitwise"), tr("result")});
-  verifyTable_->horizontalHeader()->setStretchLastSection(true);
-  verifyTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  verifyLayout->addWidget(runButton);
-  verifyLayout->addWidget(verifyTable_);
-  verifyLayout->addWidget(verifySummary_);
-  auto* verifyDock = new QDockWidget(tr("Verify"), this);
-  verifyDock->setObjectName(QStringLiteral("verify"));
-  verifyDock->setWidget(verifyPanel);
-  addDockWidget(Qt::BottomDockWidgetArea, verifyDock);
-  connect(runButton, &QPushButton::clicked, this, &MainWindow::runVerify);
-  connect(&verifier_, &QFutureWatcher<VerifyOutcome>::finished, this, &MainWindow::onVerified);
+  inspector_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+
+  auto* codeTabs = new QTabWidget(this);
+  codeTabs->addTab(code_, tr("Python code"));
+  codeTabs->addTab(graphText_, tr("FX graph"));
+  addDock(this, tr("Code"), QStringLiteral("code"), codeTabs, Qt::RightDockWidgetArea);
+  addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
+  QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
+  QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
+  // The graph gets most of the window; restoreSettings() may replace these sizes.
+  resizeDocks({keysDock}, {200}, Qt::Horizontal);
+  resizeDocks({verifyDock}, {190}, Qt::Vertical);
+
+  // Status bar: counts and timings, and while loading a busy indicator with Cancel.
   statusBar()->addWidget(status_, 1);
-  search_->setPlaceholderText(tr("Find node, target, module type or key (Ctrl+F)"));
+  progress_->setRange(0, 0);
+  progress_->setMaximumWidth(160);
+  progress_->setTextVisible(false);
+  cancel_->setText(tr("Cancel"));
+  cancel_->setToolTip(tr("Stop waiting for this file; the open model stays (Esc)"));
+  cancel_->setShortcut(Qt::Key_Escape);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
+  progress_->hide();
+  cancel_->hide();
+  connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLoad);
+
+  // Search: Enter = next, Shift+Enter = previous; every match is marked.
+  search_->setPlaceholderText(tr("Find node, target, op, module type or key (Ctrl+F)"));
   search_->setClearButtonEnabled(true);
+  search_->setMinimumWidth(320);
   QToolBar* toolbar = addToolBar(tr("Search"));
   toolbar->setObjectName(QStringLiteral("search"));
   toolbar->addWidget(search_);
+  toolbar->addWidget(matchCount_);
   connect(search_, &QLineEdit::returnPressed, this, [this] {
-    if (findNext(search_->text()).isEmpty()) status_->setText(tr("No match for \"%1\"").arg(search_->text()));
+    const bool previous = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
+    const QString found = previous ? findPrevious(search_->text()) : findNext(search_->text());
+    if (found.isEmpty() && !search_->text().isEmpty()) status_->setText(tr("No match for \"%1\"").arg(search_->text()));
   });
-  auto* find = new QAction(this);
-  find->setShortcut(QKeySequence::Find);
-  connect(find, &QAction::triggered, search_, [this] {
-    search_->setFocus();
-    search_->selectAll();
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (text.isEmpty()) {
+      matches_.clear();
+      matchCount_->clear();
+      scene_->setMarked({}, GraphScene::SearchMatch);
+    }
   });
-  addAction(find);
+
   buildMenus();
   connect(scene_, &GraphScene::nodeActivated, this, &MainWindow::expandScope);
   connect(scene_, &GraphScene::nodeSelected, this, &MainWindow::showNode);
+  connect(scene_, &GraphScene::nodeContextMenu, this, &MainWindow::showNodeMenu);
   connect(code_, &QPlainTextEdit::cursorPositionChanged, this, &MainWindow::onCodeCursorMoved);
+  connect(keys_, &KeysPanel::keysSelected, this, &MainWindow::markKeys);
+  connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
   resize(1400, 900);
+  if (interactive_) restoreSettings();
 }
 
 MainWindow::~MainWindow() {
-  loader_.waitForFinished();
-  verifier_.waitForFinished();
+  // A cancelled load may still run on the pool; it holds only its own data, but LibTorch and
+  // Graphviz should not be torn down under it.
+  QThreadPool::globalInstance()->waitForDone();
 }
 
-void MainWindow::runVerify() {
-  if (!session_ || verifier_.isRunning()) return;
-  verifySummary_->setText(tr("Running both passes..."));
-  const std::shared_ptr<ModelSession> session = session_;  // kept alive by the worker
-  verifier_.setFuture(QtConcurrent::run([session]() -> VerifyOutcome {
-    try {
-      const TensorDict inputs = verificationInputs(session->model, {}, 0);
-      return {std::make_shared<VerifyReport>(verify(*session->model.module, *session->graphModule, inputs)), {}};
-    } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what())};
-    }
-  }));
-}
+QTableWidget* MainWindow::verifyTable() const { return verify_->resultTable(); }
 
-void MainWindow::onVerified() {
-  VerifyOutcome outcome = verifier_.result();
-  if (!outcome.report) {
-    verifySummary_->setText(outcome.error);
-    Q_EMIT verified(false);
-    return;
-  }
-  report_ = outcome.report;
-  verifyTable_->setRowCount(static_cast<int>(report_->keys.size()));
-  for (int row = 0; row < static_cast<int>(report_->keys.size()); ++row) {
-    const KeyComparison& k = report_->keys[row];
-    std::string shape = "[";
-    for (size_t i = 0; i < k.eagerShape.size(); ++i) shape += (i ? ", " : "") + std::to_string(k.eagerShape[i]);
-    shape += "]";
-    const QStringList cells{QString::fromStdString(keyToString(k.key)), QString::fromStdString(shape),
-                            QString::fromStdString(k.eagerDtype), QString::number(k.maxAbsDiff, 'g', 4),
-                            QString::number(k.maxRelDiff, 'g', 4), k.bitwiseEqual ? QStringLiteral("\u2713") : QStringLiteral("\u2717"),
-                            k.matches ? tr("equal") : tr("DIFFERS %1").arg(QString::fromStdString(k.problem))};
-    for (int c = 0; c < cells.size(); ++c) verifyTable_->setItem(row, c, new QTableWidgetItem(cells[c]));
-  }
-  QString summary = tr("%1: eager %2 ms, traced %3 ms")
-                        .arg(report_->passed() ? tr("traced outputs equal eager outputs") : tr("outputs differ"))
-                        .arg(report_->eagerSeconds * 1e3, 0, 'f', 2)
-                        .arg(report_->tracedSeconds * 1e3, 0, 'f', 2);
-  if (report_->divergence) {
-    summary += tr("; first differing node: %1").arg(QString::fromStdString(report_->divergence->node));
-    selectNode(QString::fromStdString(report_->divergence->node));
-  }
-  verifySummary_->setText(summary);
-  Q_EMIT verified(report_->passed());
-}
+QString MainWindow::statusText() const { return status_->text(); }
 
-void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {}, tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
-    if (!path.isEmpty()) openFile(path);
-  });
-  file->addAction(tr("&Export picture..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), {}, tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;DOT (*.dot)"));
-    if (!path.isEmpty()) exportTo(path);
-  });
-  file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-  viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::fitAll);
-  viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, view_, [this] { view_->zoomBy(1.25); });
-  viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, view_, [this] { view_->zoomBy(0.8); });
-  viewMenu->addSeparator();
-  auto* styles = new QActionGroup(this);
-  QAction* tdfxStyle = viewMenu->addAction(tr("tdfx style"), this, [this] { setStyle(ViewStyle::Tdfx); });
-  QAction* fxStyle = viewMenu->addAction(tr("FX style (FxGraphDrawer)"), this, [this] { setStyle(ViewStyle::Fx); });
-  for (QAction* a : {tdfxStyle, fxStyle}) {
-    a->setCheckable(true);
-    styles->addAction(a);
-  }
-  tdfxStyle->setChecked(true);
-  QAction* lr = viewMenu->addAction(tr("Left to right"), this, [this](bool on) {
-    options_.rankdir = on ? "LR" : "TB";
-    relayoutCurrent();
-  });
-  lr->setCheckable(true);
-  QAction* all = viewMenu->addAction(tr("Expand all"), this, [this](bool on) {
-    options_.hierarchy.expandAll = on;
-    relayoutCurrent();
-  });
-  all->setCheckable(true);
-  viewMenu->addAction(tr("Collapse to depth..."), this, [this] {
-    bool ok = false;
-    const int depth = QInputDialog::getInt(this, tr("Collapse to depth"), tr("Show module scopes down to depth:"),
-                                           session_ ? session_->view.depth : 1, 0, 100, 1, &ok);
-    if (ok) setDepth(depth);
-  });
-}
+// ---- Opening -------------------------------------------------------------------------------
 
 void MainWindow::openFile(const QString& path) {
-  if (loader_.isRunning()) loader_.waitForFinished();
-  pendingPath_ = path;
-  status_->setText(tr("Loading %1 ...").arg(path));
+  loadCancelled_ = false;
+  setBusy(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
   const ViewOptions options = options_;
-  loader_.setFuture(QtConcurrent::run([file, options]() -> LoadOutcome {
+  // A new future replaces the one watched: a previous load's result is never delivered.
+  loader_.setFuture(QtConcurrent::run([file, options, path]() -> LoadOutcome {
     try {
-      return {openSession(file, options, fontMeasure()), {}};
+      return {openSession(file, options, fontMeasure()), {}, path};
     } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what())};
+      return {nullptr, QString::fromStdString(e.what()), path};
     }
   }));
+}
+
+void MainWindow::cancelLoad() {
+  if (!isLoading()) return;
+  loadCancelled_ = true;
+  // QtConcurrent::run cannot stop LibTorch mid-load; the worker finishes on its own and its
+  // result is dropped. The window is free at once.
+  loader_.setFuture(QFuture<LoadOutcome>());
+  setIdle();
+  status_->setText(tr("Cancelled; %1").arg(session_ ? tr("the open model stays") : tr("nothing is open")));
+  Q_EMIT loadCancelled();
+}
+
+bool MainWindow::isLoading() const { return loading_; }
+
+void MainWindow::setBusy(const QString& what) {
+  loading_ = true;
+  status_->setText(what);
+  progress_->show();
+  cancel_->show();
+}
+
+void MainWindow::setIdle() {
+  loading_ = false;
+  progress_->hide();
+  cancel_->hide();
 }
 
 void MainWindow::onLoaded() {
+  if (loadCancelled_ || loader_.future().resultCount() == 0) return;
+  setIdle();
   LoadOutcome outcome = loader_.result();
   if (!outcome.session) {
     showError(outcome.error);
     return;
   }
+  const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
+  report_.reset();
   lastError_.clear();
-  scene_->showGraph(session_->view, session_->layout);
+  back_.clear();
+  forward_.clear();
+  current_.clear();
+  options_.shapes = false;
+  shapesAction_->setChecked(false);
+  timeOverlay_ = false;
+  timeAction_->setChecked(false);
+  showSession();
   {
     syncingCode_ = true;
     code_->setPlainText(QString::fromStdString(session_->graphModule->code().text));
+    graphText_->setPlainText(QString::fromStdString(session_->graphModule->graphText()));
     syncingCode_ = false;
   }
+  keys_->setKeys(session_->graphModule->traced(), session_->model.module->inKeys());
+  verify_->setSession(session_);
   inspector_->clear();
-  setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(pendingPath_).fileName()));
-  status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms")
+  setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
+  rememberFile(outcome.path);
+  view_->fitAll();
+  const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();
+  status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms, scene %6 ms")
                        .arg(scene_->nodeCount())
                        .arg(scene_->edgeCount())
                        .arg(session_->loadSeconds * 1e3, 0, 'f', 0)
                        .arg(session_->traceSeconds * 1e3, 0, 'f', 1)
-                       .arg(session_->layoutSeconds * 1e3, 0, 'f', 0));
-  view_->fitAll();
+                       .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
+                       .arg(drawMs, 0, 'f', 0));
   Q_EMIT modelLoaded();
 }
 
@@ -276,16 +230,73 @@ void MainWindow::showError(const QString& message) {
   Q_EMIT loadFailed(message);
 }
 
+// ---- The picture ---------------------------------------------------------------------------
+
+void MainWindow::showSession() {
+  const QString selected = scene_->selectedNode();
+  scene_->showGraph(session_->view, session_->layout);
+  viewIdOfIr_.clear();
+  for (const ViewNode& v : session_->view.nodes)
+    for (const std::string& ir : v.irNodes) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
+  view_->sceneChanged();
+  applyOverlays();
+  if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
+}
+
 void MainWindow::relayoutCurrent() {
   if (!session_) return;
+  const auto start = std::chrono::steady_clock::now();
   try {
     relayout(*session_, options_, fontMeasure());
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()));
     return;
   }
-  scene_->showGraph(session_->view, session_->layout);
+  showSession();
   view_->fitAll();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  status_->setText(tr("%1 nodes, %2 edges; layout and drawing %3 ms").arg(scene_->nodeCount()).arg(scene_->edgeCount()).arg(ms, 0, 'f', 0));
+}
+
+QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {
+  QSet<QString> ids;
+  for (const std::string& ir : irNodes) {
+    const QString id = viewIdOfIr_.value(QString::fromStdString(ir));
+    if (!id.isEmpty()) ids.insert(id);
+  }
+  return ids;
+}
+
+void MainWindow::applyOverlays() {
+  if (!session_) return;
+  // Red: the first differing node, and the nodes computing every out key that differs.
+  QSet<QString> differs;
+  if (report_ && !report_->passed()) {
+    std::vector<std::string> ir;
+    if (report_->divergence) ir.push_back(report_->divergence->node);
+    for (const KeyComparison& k : report_->keys) {
+      if (k.matches) continue;
+      for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k.key)) ir.push_back(n);
+      differs.insert(QString::fromStdString("out:" + keyToString(k.key)));
+    }
+    differs.unite(viewIdsOf(ir));
+  }
+  scene_->setMarked(differs, GraphScene::Differs);
+  QHash<QString, double> heat;
+  if (timeOverlay_) {
+    QHash<QString, double> seconds;
+    double most = 0;
+    for (const auto& node : session_->graphModule->graph().nodes()) {
+      if (node->meta().seconds <= 0) continue;
+      const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
+      if (id.isEmpty()) continue;
+      seconds[id] += node->meta().seconds;
+      most = std::max(most, seconds[id]);
+    }
+    for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
+  }
+  scene_->setHeat(heat);
+  if (!matches_.isEmpty()) scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
 }
 
 void MainWindow::setDepth(int depth) {
@@ -293,37 +304,166 @@ void MainWindow::setDepth(int depth) {
   options_.hierarchy.depth = depth;
   options_.hierarchy.expanded.clear();
   options_.hierarchy.collapsed.clear();
+  if (expandAllAction_) expandAllAction_->setChecked(false);
+  relayoutCurrent();
+}
+
+void MainWindow::setExpandAll(bool on) {
+  options_.hierarchy.expandAll = on;
+  if (expandAllAction_) expandAllAction_->setChecked(on);
   relayoutCurrent();
 }
 
 void MainWindow::setStyle(ViewStyle style) {
   options_.style = style;
+  if (fxStyleAction_) fxStyleAction_->setChecked(style == ViewStyle::Fx);
   relayoutCurrent();
 }
 
-bool MainWindow::exportTo(const QString& path) {
-  if (!session_) return false;
-  try {
-    exportView(session_->view, path.toStdString());
-  } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()));
-    return false;
-  }
-  status_->setText(tr("Wrote %1").arg(path));
-  return true;
+void MainWindow::setRankdir(const QString& rankdir) {
+  options_.rankdir = rankdir == QStringLiteral("LR") ? "LR" : "TB";
+  if (lrAction_) lrAction_->setChecked(options_.rankdir == "LR");
+  relayoutCurrent();
 }
+
+void MainWindow::expandScope(const QString& nodeId) {
+  if (!session_) return;
+  const ViewNode* v = session_->view.findNode(nodeId.toStdString());
+  if (!v || v->kind != ViewNode::Kind::Collapsed) return;
+  options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
+  options_.hierarchy.collapsed.erase(v->scope);
+  options_.hierarchy.expanded.insert(v->scope);
+  relayoutCurrent();
+}
+
+void MainWindow::collapseScope(const QString& scope) {
+  if (!session_ || scope.isEmpty()) return;
+  options_.hierarchy.depth = session_->view.depth;
+  if (options_.hierarchy.expandAll) {  // from "everything open", close just this one
+    options_.hierarchy.expandAll = false;
+    options_.hierarchy.depth = 1 << 20;
+    if (expandAllAction_) expandAllAction_->setChecked(false);
+  }
+  options_.hierarchy.expanded.erase(scope.toStdString());
+  options_.hierarchy.collapsed.insert(scope.toStdString());
+  relayoutCurrent();
+}
+
+void MainWindow::setShapesShown(bool on) {
+  if (shapesAction_) shapesAction_->setChecked(on);
+  if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
+    options_.shapes = true;
+    runVerify();
+    return;
+  }
+  options_.shapes = on;
+  relayoutCurrent();
+}
+
+void MainWindow::setTimeOverlay(bool on) {
+  timeOverlay_ = on;
+  if (timeAction_) timeAction_->setChecked(on);
+  if (on && session_ && !report_) {
+    runVerify();
+    return;
+  }
+  applyOverlays();
+}
+
+// ---- Selection, inspector, code ---------------------------------------------------------------
 
 void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
 
-QString MainWindow::findNext(const QString& text) {
+void MainWindow::showNode(const QString& id) {
+  if (!navigating_ && !id.isEmpty() && id != current_) {
+    if (!current_.isEmpty()) back_ << current_;
+    forward_.clear();
+  }
+  if (!id.isEmpty()) current_ = id;
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
+  if (!session_ || id.isEmpty()) return;
+  const Graph& g = session_->graphModule->graph();
+  const Node* node = g.findNode(id.toStdString());
+  if (!node) {
+    const ViewNode* v = session_->view.findNode(id.toStdString());
+    QString text = id;
+    if (v && v->kind == ViewNode::Kind::Collapsed)
+      text = tr("module scope %1 (collapsed)\n%2 node(s); double-click to expand")
+                 .arg(QString::fromStdString(v->scope))
+                 .arg(v->irNodes.size());
+    else if (v && v->kind == ViewNode::Kind::Key)
+      text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
+    inspector_->setPlainText(text);
+    return;
+  }
+  inspector_->setPlainText(
+      QString::fromStdString(describeNode(*node, session_->graphModule->code(), session_->model)));
+  // Scroll the code to the node's statement and highlight it.
+  const auto& lines = session_->graphModule->code().nodeLines;
+  auto it = lines.find(node->name());
+  if (it == lines.end()) return;
+  QTextBlock block = code_->document()->findBlockByNumber(it->second - 1);
+  syncingCode_ = true;
+  QTextCursor cursor(block);
+  code_->setTextCursor(cursor);
+  syncingCode_ = false;
+  QTextEdit::ExtraSelection line;
+  line.format.setBackground(theme_ == Theme::Dark ? QColor("#5A4A14") : QColor("#FFF3C4"));
+  line.format.setProperty(QTextFormat::FullWidthSelection, true);
+  line.cursor = cursor;
+  code_->setExtraSelections({line});
+  code_->centerCursor();
+}
+
+void MainWindow::onCodeCursorMoved() {
+  if (syncingCode_ || !session_) return;
+  const int line = code_->textCursor().blockNumber() + 1;
+  for (const auto& [name, l] : session_->graphModule->code().nodeLines) {
+    if (l != line) continue;
+    const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
+    if (QGraphicsItem* item = scene_->nodeItem(id)) {
+      scene_->selectNode(id);
+      view_->centerOn(item);
+    }
+    return;
+  }
+}
+
+void MainWindow::goBack() {
+  if (back_.isEmpty()) return;
+  forward_.prepend(current_);
+  current_ = back_.takeLast();
+  navigating_ = true;
+  scene_->selectNode(current_);
+  if (QGraphicsItem* item = scene_->nodeItem(current_)) view_->centerOn(item);
+  navigating_ = false;
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
+}
+
+void MainWindow::goForward() {
+  if (forward_.isEmpty()) return;
+  back_ << current_;
+  current_ = forward_.takeFirst();
+  navigating_ = true;
+  scene_->selectNode(current_);
+  if (QGraphicsItem* item = scene_->nodeItem(current_)) view_->centerOn(item);
+  navigating_ = false;
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
+}
+
+// ---- Search and keys ---------------------------------------------------------------------------
+
+QString MainWindow::findNext(const QString& text) { return find(text, +1); }
+QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
+
+QString MainWindow::find(const QString& text, int direction) {
   if (!session_ || text.isEmpty()) return {};
-  const auto& nodes = session_->view.nodes;
-  const QString current = scene_->selectedNode();
-  size_t start = 0;
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (QString::fromStdString(nodes[i].id) == current) start = i + 1;
   const auto matches = [&](const ViewNode& n) {
-    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel)};
+    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
+                       QString::fromStdString(n.scope)};
     for (const auto& l : n.lines) fields << QString::fromStdString(l);
     for (const auto& ir : n.irNodes) {
       fields << QString::fromStdString(ir);
@@ -337,65 +477,67 @@ QString MainWindow::findNext(const QString& text) {
       if (f.contains(text, Qt::CaseInsensitive)) return true;
     return false;
   };
-  for (size_t k = 0; k < nodes.size(); ++k) {
-    const ViewNode& n = nodes[(start + k) % nodes.size()];
-    if (!matches(n)) continue;
-    const QString id = QString::fromStdString(n.id);
-    scene_->selectNode(id);
-    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
-    return id;
+  if (text != matchedText_ || matches_.isEmpty()) {
+    matches_.clear();
+    for (const ViewNode& n : session_->view.nodes)
+      if (matches(n)) matches_ << QString::fromStdString(n.id);
+    matchedText_ = text;
   }
-  return {};
+  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+  if (matches_.isEmpty()) {
+    matchCount_->setText(tr(" no match "));
+    return {};
+  }
+  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
+  const int count = static_cast<int>(matches_.size());
+  const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;
+  const QString id = matches_[next];
+  scene_->selectNode(id);
+  if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+  matchCount_->setText(tr(" %1 of %2 ").arg(next + 1).arg(count));
+  return id;
 }
 
-void MainWindow::expandScope(const QString& nodeId) {
+void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
   if (!session_) return;
-  const ViewNode* v = session_->view.findNode(nodeId.toStdString());
-  if (!v || v->kind != ViewNode::Kind::Collapsed) return;
-  options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
-  options_.hierarchy.collapsed.erase(v->scope);
-  options_.hierarchy.expanded.insert(v->scope);
-  relayoutCurrent();
+  std::vector<std::string> ir;
+  QSet<QString> ids;
+  for (const NestedKey& k : keys) {
+    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
+    const QString out = QString::fromStdString("out:" + keyToString(k));
+    if (scene_->nodeItem(out)) ids.insert(out);
+  }
+  ids.unite(viewIdsOf(ir));
+  scene_->setMarked(ids, GraphScene::KeyUse);
+  if (!ids.isEmpty())
+    if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
+  status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
 }
 
-void MainWindow::showNode(const QString& id) {
-  if (!session_ || id.isEmpty()) return;
-  const Graph& g = session_->graphModule->graph();
-  const Node* node = g.findNode(id.toStdString());
-  if (!node) {
-    const ViewNode* v = session_->view.findNode(id.toStdString());
-    inspector_->setPlainText(v ? QString::fromStdString((v->scope.empty() ? v->id : "scope " + v->scope) + "\n" +
-                                                        std::to_string(v->irNodes.size()) + " node(s)")
-                               : id);
+// ---- Verify -----------------------------------------------------------------------------------
+
+void MainWindow::runVerify() { verify_->run(); }
+
+void MainWindow::onVerified(const VerifyRun& run) {
+  if (!run.report || !session_) {
+    Q_EMIT verified(false);
     return;
   }
-  inspector_->setPlainText(QString::fromStdString(describeNode(*node, session_->graphModule->code())));
-  // Scroll the code to the node's statement and highlight it.
-  const auto& lines = session_->graphModule->code().nodeLines;
-  auto it = lines.find(node->name());
-  if (it == lines.end()) return;
-  QTextBlock block = code_->document()->findBlockByNumber(it->second - 1);
-  syncingCode_ = true;
-  QTextCursor cursor(block);
-  code_->setTextCursor(cursor);
-  syncingCode_ = false;
-  QTextEdit::ExtraSelection line;
-  line.format.setBackground(QColor("#FFF3C4"));
-  line.format.setProperty(QTextFormat::FullWidthSelection, true);
-  line.cursor = cursor;
-  code_->setExtraSelections({line});
-  code_->centerCursor();
-}
-
-void MainWindow::onCodeCursorMoved() {
-  if (syncingCode_ || !session_) return;
-  const int line = code_->textCursor().blockNumber() + 1;
-  for (const auto& [name, l] : session_->graphModule->code().nodeLines)
-    if (l == line && scene_->nodeItem(QString::fromStdString(name))) {
-      scene_->selectNode(QString::fromStdString(name));
-      view_->centerOn(scene_->nodeItem(QString::fromStdString(name)));
-      return;
-    }
+  report_ = run.report;
+  try {
+    // The worker only read the graph; the GUI thread stores the shapes and times.
+    applyRunRecords(*session_->graphModule->traced().graph, run.records);
+  } catch (const Error& e) {
+    status_->setText(QString::fromStdString(e.what()));
+  }
+  if (options_.shapes) relayoutCurrent();
+  else applyOverlays();
+  if (report_->divergence) {
+    const QString id = viewIdOfIr_.value(QString::fromStdString(report_->divergence->node));
+    selectNode(id);
+    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+  }
+  Q_EMIT verified(report_->passed());
 }
 
 }  // namespace tdfx::ui

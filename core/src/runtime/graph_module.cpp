@@ -1,5 +1,7 @@
 #include "tdfx/runtime/graph_module.h"
 
+#include <chrono>
+
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "tdfx/error.h"
@@ -44,9 +46,8 @@ std::string describe(const Node& node) {
   return s + ")";
 }
 
-void recordShapes(Node& node, const c10::IValue& value) {
-  auto& outs = node.meta().outputs;
-  outs.clear();
+std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
+  std::vector<TensorMeta> outs;
   const auto add = [&](const c10::IValue& v) {
     if (v.isTensor()) outs.push_back(TensorMeta{v.toTensor().sizes().vec(), v.toTensor().scalar_type()});
   };
@@ -57,16 +58,18 @@ void recordShapes(Node& node, const c10::IValue& value) {
   } else {
     add(value);
   }
+  return outs;
 }
 
 }  // namespace
 
-void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta, const std::vector<const Node*>* capture,
-                      std::vector<c10::IValue>* captured) const {
+void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
+                      const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured) const {
   torch::NoGradGuard noGrad;
   const auto& nodes = traced_.graph->nodes();
   std::vector<c10::IValue> env(nodes.size());
   std::vector<bool> keep(nodes.size(), false);
+  if (records) records->assign(nodes.size(), NodeRunRecord{});
   if (capture)
     for (const Node* n : *capture) keep.at(n->index()) = true;
 
@@ -102,6 +105,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta, c
   for (const auto& nodePtr : nodes) {
     Node& node = *nodePtr;
     const size_t i = node.index();
+    const auto started = std::chrono::steady_clock::now();
     try {
       if (node.op() == OpKind::Placeholder) continue;
       if (node.op() == OpKind::Output) {
@@ -136,7 +140,10 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta, c
       } else {
         throw RuntimeError("no way to execute this node");
       }
-      if (recordShapeMeta) recordShapes(node, env[i]);
+      if (records) {
+        (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        (*records)[i].outputs = tensorMetas(env[i]);
+      }
     } catch (const KeyError&) {
       throw;
     } catch (const c10::Error& e) {
@@ -166,16 +173,35 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, bool recordShapeMeta, c
   }
 }
 
-void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { run(td, tdOut, false); }
+void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { run(td, tdOut, nullptr); }
 
 std::vector<c10::IValue> GraphModule::forwardCapturing(TensorDict& td, TensorDict* tdOut,
                                                       const std::vector<const Node*>& nodes) const {
   std::vector<c10::IValue> values;
-  run(td, tdOut, false, &nodes, &values);
+  run(td, tdOut, nullptr, &nodes, &values);
   return values;
 }
 
-void GraphModule::forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut) { run(td, tdOut, true); }
+std::vector<NodeRunRecord> GraphModule::forwardRecorded(TensorDict& td, TensorDict* tdOut) const {
+  std::vector<NodeRunRecord> records;
+  run(td, tdOut, &records);
+  return records;
+}
+
+void GraphModule::forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut) {
+  applyRunRecords(*traced_.graph, forwardRecorded(td, tdOut));
+}
+
+void applyRunRecords(Graph& graph, const std::vector<NodeRunRecord>& records) {
+  const auto& nodes = graph.nodes();
+  if (records.size() != nodes.size())
+    throw Error("run records are for a graph of " + std::to_string(records.size()) + " nodes, this one has " +
+                std::to_string(nodes.size()));
+  for (const auto& node : nodes) {
+    node->meta().outputs = records[node->index()].outputs;
+    node->meta().seconds = records[node->index()].seconds;
+  }
+}
 
 GraphModule symbolicTrace(const TensorDictModuleBase& module) {
   return GraphModule(traceGraph(module), module.inKeys());

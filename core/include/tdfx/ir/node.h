@@ -56,6 +56,7 @@ struct NodeMeta {
   /// (e.g. control flow that depends on tensor data); empty otherwise.
   std::string leafReason;
   std::vector<TensorMeta> outputs;         ///< filled by a run
+  double seconds = -1.0;                   ///< time of the node in the last recorded run; < 0: none
 };
 
 /// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are

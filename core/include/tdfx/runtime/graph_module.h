@@ -10,6 +10,12 @@
 
 namespace tdfx {
 
+/// What one node did in a recorded run: the tensors it produced (shape and dtype) and its time.
+struct NodeRunRecord {
+  std::vector<TensorMeta> outputs;
+  double seconds = 0.0;
+};
+
 /// Executes a traced graph: leaf modules through their TorchScript forward, every other node
 /// through the exact operator it was traced from, so outputs are bitwise equal to the eager module.
 /// Owns the TracedGraph (its Graph is shared with other copies of that TracedGraph) and the code
@@ -25,7 +31,10 @@ class GraphModule : public TensorDictModuleBase {
   /// Throws tdfx::KeyError for a missing in key or an output that does not fit the destination,
   /// tdfx::RuntimeError naming the failing node and its source location otherwise.
   void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
-  /// Like forward, and records every node's output shapes and dtypes in its metadata (written into
+  /// Like forward, and returns what every node produced and how long it took, indexed by
+  /// Node::index(). Reads the graph only, so it may run on a worker thread. Throws like forward.
+  std::vector<NodeRunRecord> forwardRecorded(TensorDict& td, TensorDict* tdOut = nullptr) const;
+  /// Like forwardRecorded, and stores the records in the nodes' metadata (outputs, seconds; written into
   /// the shared Graph, so every holder of it sees them; not safe while another thread reads them).
   void forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut = nullptr);
 
@@ -41,7 +50,8 @@ class GraphModule : public TensorDictModuleBase {
   const PythonCode& code() const { return code_; }
 
  private:
-  void run(TensorDict& td, TensorDict* tdOut, bool recordShapes, const std::vector<const Node*>* capture = nullptr,
+  void run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
+           const std::vector<const Node*>* capture = nullptr,
            std::vector<c10::IValue>* captured = nullptr) const;
 
   TracedGraph traced_;
@@ -54,5 +64,9 @@ class GraphModule : public TensorDictModuleBase {
 /// `module` is only read, but the result's kernels share its TorchScript objects (see GraphModule).
 /// Throws tdfx::TraceError.
 GraphModule symbolicTrace(const TensorDictModuleBase& module);
+
+/// Stores `records` (from forwardRecorded on a GraphModule of `graph`) in the nodes' metadata.
+/// Throws tdfx::Error when the record count does not match the graph.
+void applyRunRecords(Graph& graph, const std::vector<NodeRunRecord>& records);
 
 }  // namespace tdfx

@@ -3,6 +3,8 @@
 // frames with titles. The scene holds no model logic; it maps items back to view node ids.
 #include <QGraphicsScene>
 #include <QHash>
+#include <QSet>
+#include <QStringList>
 
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/view_graph.h"
@@ -14,6 +16,13 @@ class NodeItem;
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
  public:
+  /// Marks drawn on nodes, independent of the selection; a node may carry several.
+  enum Mark : unsigned {
+    SearchMatch = 1,  ///< matches the search text (yellow halo)
+    KeyUse = 2,       ///< reads or writes the key selected in the Keys panel (violet outline)
+    Differs = 4,      ///< its value differs between eager and traced (red)
+  };
+
   explicit GraphScene(QObject* parent = nullptr);
   ~GraphScene() override;
 
@@ -27,6 +36,14 @@ class GraphScene : public QGraphicsScene {
   void selectNode(const QString& id);
   QString selectedNode() const;
 
+  /// Gives exactly the nodes in `ids` the mark `mark` (others lose it).
+  void setMarked(const QSet<QString>& ids, Mark mark);
+  QStringList markedNodes(Mark mark) const;
+  /// Time overlay: fills nodes by `fraction` in [0, 1] (white to red); an empty map restores colours.
+  void setHeat(const QHash<QString, double>& fraction);
+  /// Colours of frames, edges and titles for a dark window background; takes effect at showGraph.
+  void setDarkBackground(bool dark) { dark_ = dark; }
+
   /// The font node labels use; layouts are measured with it.
   static QFont labelFont();
 
@@ -34,6 +51,8 @@ class GraphScene : public QGraphicsScene {
   void nodeSelected(const QString& id);
   /// A node was double-clicked (collapsed scopes expand on it).
   void nodeActivated(const QString& id);
+  /// A node was right-clicked at `screenPos` (the window offers collapse/expand there).
+  void nodeContextMenu(const QString& id, const QPoint& screenPos);
 
  private:
   void onSelectionChanged();
@@ -41,6 +60,7 @@ class GraphScene : public QGraphicsScene {
   QHash<QString, NodeItem*> nodes_;
   QHash<QString, QList<QGraphicsItem*>> edgesOf_;
   int edgeCount_ = 0;
+  bool dark_ = false;
 };
 
 }  // namespace tdfx::ui

@@ -3,17 +3,31 @@
 
 namespace tdfx::ui {
 
-/// Zoom with the wheel or Ctrl+= / Ctrl+-, fit with F or Ctrl+0, pan by dragging or arrow keys.
+/// The graph: zoom with the wheel or Ctrl+= / Ctrl+-, fit with F or Ctrl+0, pan by dragging or arrow keys.
+class Minimap;
+
 class GraphView : public QGraphicsView {
   Q_OBJECT
  public:
   explicit GraphView(QWidget* parent = nullptr);
   void zoomBy(double factor);
   void fitAll();
+  /// The overview in the corner (created with the view; shown when the graph is larger than the window).
+  Minimap* minimap() const { return minimap_; }
+  /// Call after the scene's contents change.
+  void sceneChanged();
+
+ Q_SIGNALS:
+  /// The zoom level changed (the transform's scale).
+  void zoomed(double scale);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  Minimap* minimap_ = nullptr;
 };
 
 }  // namespace tdfx::ui

@@ -1,96 +1,181 @@
 #pragma once
-// The main window: graph view in the centre, inspector and code as docks, File/View menus.
-// Loading, tracing and layout run on a worker thread; the window stays responsive.
+// The main window: graph view in the centre; Code, Inspector, Keys and Verify docks; File, View,
+// Go and Help menus. Loading, tracing, layout and verification run on worker threads; the window
+// stays responsive and a load can be cancelled.
 #include <QFutureWatcher>
+#include <QHash>
 #include <QMainWindow>
+#include <QSet>
+#include <QStringList>
 #include <memory>
 
 #include "tdfx/runtime/verify.h"
 #include "tdfx/ui/model_session.h"
 
-class QPlainTextEdit;
 class QLabel;
 class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
 class QTableWidget;
+class QToolButton;
 
 namespace tdfx::ui {
 
 class GraphScene;
 class GraphView;
+class KeysPanel;
+class PythonHighlighter;
+class VerifyPanel;
+struct VerifyRun;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  /// `interactive` false: errors go to the status bar and lastError() instead of a dialog (tests).
+  enum class Theme { System, Light, Dark };
+
+  /// `interactive` false: errors go to the status bar and lastError() instead of a dialog, and
+  /// settings (recent files, window state) are neither read nor written (tests).
   explicit MainWindow(bool interactive = true, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Starts loading `path`; emits modelLoaded or loadFailed. The open model stays until success.
+  /// Starts loading `path` on a worker thread; emits modelLoaded, loadFailed or loadCancelled.
+  /// The open model stays until the new one has loaded.
   void openFile(const QString& path);
-  /// Writes the current picture (format from the extension) atomically; returns false and
-  /// reports the error when it fails.
+  /// Stops waiting for the load in progress: its result is dropped, the open model stays.
+  void cancelLoad();
+  bool isLoading() const;
+  /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
+  /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
+  /// Writes the generated Python code atomically.
+  bool exportCode(const QString& path);
+
   void selectNode(const QString& id);
-  /// Finds the next view node (after the selection) whose label, id or IR nodes contain `text`,
-  /// case-insensitively; selects and centres it. Returns its id, or "" when nothing matches.
+  /// Finds the next (or previous) view node after the selection whose label, id, IR nodes,
+  /// targets, op kinds, module types or keys contain `text`, case-insensitively; selects and
+  /// centres it and marks every match. Returns its id, or "" when nothing matches.
   QString findNext(const QString& text);
-  /// Runs eager and traced on the model's example inputs (worker thread) and fills the verify
-  /// table; emits verified. Plain archives without example inputs report what input is missing.
+  QString findPrevious(const QString& text);
+  /// The view nodes matching the last search.
+  QStringList searchMatches() const { return matches_; }
+  /// Back and forward through the selections made (Alt+Left / Alt+Right).
+  void goBack();
+  void goForward();
+
+  /// Runs eager and traced with the Verify panel's inputs (worker thread); emits verified.
   void runVerify();
   /// Expands a collapsed scope node in place (double-click does the same).
   void expandScope(const QString& nodeId);
+  /// Collapses module scope `scope` (e.g. "layer1" or "0.module.layer1.0") into one node.
+  void collapseScope(const QString& scope);
   void setStyle(ViewStyle style);
+  void setRankdir(const QString& rankdir);
   /// Shows module scopes expanded down to `depth` (individual expansions are reset).
   void setDepth(int depth);
+  void setExpandAll(bool on);
+  /// Edge labels with each value's shape and dtype (needs a verify run; runs one when none was made).
+  void setShapesShown(bool on);
+  /// Colours nodes by their time in the last verify run.
+  void setTimeOverlay(bool on);
+  void setTheme(Theme theme);
+  /// The About box's text: tdfx, LibTorch, Qt and Graphviz versions.
+  static QString aboutText();
 
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
   QPlainTextEdit* codeEditor() const { return code_; }
+  QPlainTextEdit* graphText() const { return graphText_; }
   QPlainTextEdit* inspector() const { return inspector_; }
-  QTableWidget* verifyTable() const { return verifyTable_; }
+  KeysPanel* keysPanel() const { return keys_; }
+  VerifyPanel* verifyPanel() const { return verify_; }
+  QTableWidget* verifyTable() const;
   const VerifyReport* lastReport() const { return report_ ? report_.get() : nullptr; }
   const ModelSession* session() const { return session_.get(); }
   QString lastError() const { return lastError_; }
+  QStringList recentFiles() const { return recent_; }
+  QString statusText() const;
 
  Q_SIGNALS:
   void modelLoaded();
   void loadFailed(const QString& message);
+  void loadCancelled();
   void verified(bool passed);
 
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
  private:
+  // main_window_menus.cpp
   void buildMenus();
+  void updateRecentMenu();
+  void rememberFile(const QString& path);
+  void restoreSettings();
+  void saveSettings() const;
+  void showNodeMenu(const QString& id, const QPoint& screenPos);
+  // main_window.cpp
   void onLoaded();
+  void onVerified(const VerifyRun& run);
   void showError(const QString& message);
   void showNode(const QString& id);
   void onCodeCursorMoved();
   void relayoutCurrent();
+  void showSession();
+  void applyOverlays();
+  void markKeys(const std::vector<NestedKey>& keys);
+  QString find(const QString& text, int direction);
+  QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
+  void setBusy(const QString& what);
+  void setIdle();
 
   bool interactive_;
   GraphScene* scene_;
   GraphView* view_;
   QPlainTextEdit* code_;
+  QPlainTextEdit* graphText_;
+  PythonHighlighter* highlighter_;
   QPlainTextEdit* inspector_;
+  KeysPanel* keys_;
+  VerifyPanel* verify_;
   QLabel* status_;
+  QProgressBar* progress_;
+  QToolButton* cancel_;
   QLineEdit* search_;
-  QTableWidget* verifyTable_;
-  QLabel* verifySummary_;
-  std::shared_ptr<VerifyReport> report_;
-  struct VerifyOutcome {
-    std::shared_ptr<VerifyReport> report;
-    QString error;
-  };
-  QFutureWatcher<VerifyOutcome> verifier_;
-  void onVerified();
+  QLabel* matchCount_;
+  QMenu* recentMenu_ = nullptr;
+  QAction* shapesAction_ = nullptr;
+  QAction* timeAction_ = nullptr;
+  QAction* expandAllAction_ = nullptr;
+  QAction* lrAction_ = nullptr;
+  QAction* fxStyleAction_ = nullptr;
+  QAction* backAction_ = nullptr;
+  QAction* forwardAction_ = nullptr;
+
   std::shared_ptr<ModelSession> session_;
-  /// What the worker hands back: a session, or the error message (exceptions stay on the worker).
+  std::shared_ptr<VerifyReport> report_;
+  /// What the loader hands back: a session, or the error message (exceptions stay on the worker).
   struct LoadOutcome {
     std::shared_ptr<ModelSession> session;
     QString error;
+    QString path;
   };
   QFutureWatcher<LoadOutcome> loader_;
-  QString pendingPath_, lastError_;
+  bool loadCancelled_ = false;
+  bool loading_ = false;
+  QString lastError_;
+  QStringList recent_;
   ViewOptions options_;
+  Theme theme_ = Theme::System;
+  bool timeOverlay_ = false;
   bool syncingCode_ = false;
+  QStringList matches_;
+  QString matchedText_;
+  QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
+  QStringList back_, forward_;
+  QString current_;
+  bool navigating_ = false;
 };
 
 }  // namespace tdfx::ui

@@ -1,0 +1,229 @@
+// The window's panels and navigation, driven offscreen: search marks, history, context collapse,
+// keys, editable verify inputs and the overlays, code export, cancel, theme, drag and drop.
+#include <QApplication>
+#include <QDoubleSpinBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/keys_panel.h"
+#include "tdfx/ui/main_window.h"
+#include "tdfx/ui/minimap.h"
+#include "tdfx/ui/verify_panel.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+TEST(Panels, SearchMarksEveryMatchAndCyclesBothWays) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  const QString first = w.findNext(QStringLiteral("getitem"));
+  const QStringList matches = w.searchMatches();
+  ASSERT_EQ(matches.size(), 2) << matches.join(' ').toStdString();  // the two tensordict reads
+  QStringList sorted = matches;
+  sorted.sort();
+  EXPECT_EQ(w.scene()->markedNodes(GraphScene::SearchMatch), sorted);
+  const QString second = w.findNext(QStringLiteral("getitem"));
+  EXPECT_NE(first, second);
+  EXPECT_EQ(w.findNext(QStringLiteral("getitem")), first);  // wraps around
+  EXPECT_EQ(w.findPrevious(QStringLiteral("getitem")), second);
+  EXPECT_TRUE(w.findNext(QStringLiteral("nothing like this")).isEmpty());
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::SearchMatch).isEmpty());
+}
+
+TEST(Panels, BackAndForwardWalkTheSelections) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  for (const char* id : {"relu", "mul", "softmax"}) w.selectNode(QString::fromLatin1(id));
+  w.goBack();
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "mul");
+  w.goBack();
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "relu");
+  w.goBack();  // nothing further back
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "relu");
+  w.goForward();
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "mul");
+  w.selectNode(QStringLiteral("_0_fc1"));  // a new selection drops the forward list
+  w.goForward();
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "_0_fc1");
+}
+
+TEST(Panels, CollapseAScopeAndExpandItAgain) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  w.setExpandAll(true);
+  const int expanded = w.scene()->nodeCount();
+  const int edges = w.scene()->edgeCount();
+  // Collapse the first module's scope: fewer nodes, one of them the collapsed scope, edges kept across.
+  w.collapseScope(QStringLiteral("0.module"));
+  EXPECT_LT(w.scene()->nodeCount(), expanded);
+  std::string collapsedId;
+  for (const ViewNode& n : w.session()->view.nodes)
+    if (n.kind == ViewNode::Kind::Collapsed && n.scope == "0.module") collapsedId = n.id;
+  ASSERT_FALSE(collapsedId.empty());
+  EXPECT_LT(w.scene()->edgeCount(), edges);
+  EXPECT_GE(w.scene()->edgeCount(), 2);  // into and out of the collapsed module
+  w.expandScope(QString::fromStdString(collapsedId));
+  EXPECT_EQ(w.scene()->nodeCount(), expanded);
+  EXPECT_EQ(w.scene()->edgeCount(), edges);
+}
+
+TEST(Panels, KeysTreeNestsKeysAndMarksTheirReadersAndWriters) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  KeysPanel* keys = w.keysPanel();
+  QTreeWidgetItem* x = keys->itemFor(QStringLiteral("inputs"), NestedKey{"input", "x"});
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->parent()->text(0).toStdString(), "input");  // nested keys nested
+  EXPECT_NE(keys->itemFor(QStringLiteral("inputs"), NestedKey{"input", "mask"}), nullptr);
+  EXPECT_NE(keys->itemFor(QStringLiteral("intermediates"), NestedKey{"intermediate", "x"}), nullptr);
+  EXPECT_NE(keys->itemFor(QStringLiteral("outputs"), NestedKey{"output", "probabilities"}), nullptr);
+
+  keys->setCurrentItem(x);
+  EXPECT_EQ(w.scene()->markedNodes(GraphScene::KeyUse), QStringList{QStringLiteral("getitem")});
+  // (intermediate, x): written by the first module (fc2's value) and shown as an out key node.
+  keys->setCurrentItem(keys->itemFor(QStringLiteral("intermediates"), NestedKey{"intermediate", "x"}));
+  const QStringList marked = w.scene()->markedNodes(GraphScene::KeyUse);
+  EXPECT_TRUE(marked.contains(QStringLiteral("_0_fc2"))) << marked.join(' ').toStdString();
+  EXPECT_TRUE(marked.contains(QStringLiteral("out:(intermediate, x)"))) << marked.join(' ').toStdString();
+}
+
+TEST(Panels, VerifyUsesTheEditedInputsSeedAndTolerances) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_EQ(panel->inputTable()->rowCount(), 2);  // prefilled from the file
+  EXPECT_EQ(panel->inputTable()->item(0, 0)->text().toStdString(), "input.x");
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "32x100");
+  panel->seedBox()->setValue(42);
+  panel->atolBox()->setValue(1e-6);
+  EXPECT_TRUE(verifyAndWait(w));
+  ASSERT_NE(w.lastReport(), nullptr);
+  EXPECT_EQ(w.lastReport()->options.atol, 1e-6);
+  EXPECT_NE(panel->summary().toStdString().find("atol 1e-06"), std::string::npos) << panel->summary().toStdString();
+
+  // A malformed row is reported by row; nothing runs.
+  panel->inputTable()->item(1, 1)->setText(QStringLiteral("32xten"));
+  w.runVerify();
+  EXPECT_FALSE(panel->isRunning());
+  EXPECT_NE(panel->summary().toStdString().find("input row 2"), std::string::npos) << panel->summary().toStdString();
+}
+
+TEST(Panels, DifferingNodesAreMarkedRed) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));
+  EXPECT_FALSE(verifyAndWait(w));
+  const QStringList red = w.scene()->markedNodes(GraphScene::Differs);
+  EXPECT_TRUE(red.contains(QStringLiteral("add"))) << red.join(' ').toStdString();
+  int differing = 0;
+  for (int row = 0; row < w.verifyTable()->rowCount(); ++row)
+    differing += w.verifyTable()->item(row, 5)->text() == QStringLiteral("\u2717");
+  EXPECT_GE(differing, 1);
+}
+
+TEST(Panels, ShapesAndTimesAfterARun) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  QSignalSpy done(&w, &MainWindow::verified);
+  w.setShapesShown(true);  // no run yet: makes one, then relabels the edges
+  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(done.isEmpty());
+  bool shaped = false;
+  for (const ViewEdge& e : w.session()->view.edges) shaped |= e.label == "float32[32, 50]";
+  EXPECT_TRUE(shaped);
+  w.selectNode(QStringLiteral("_0_fc1"));
+  const std::string inspector = w.inspector()->toPlainText().toStdString();
+  EXPECT_NE(inspector.find("output: float32[32, 50]"), std::string::npos) << inspector;
+  EXPECT_NE(inspector.find("time in the last run: "), std::string::npos) << inspector;
+  // The weights' statistics come from the loaded module.
+  EXPECT_NE(inspector.find("parameter weight: float32[50, 100] (5000 values) min "), std::string::npos) << inspector;
+  w.setTimeOverlay(true);  // colours only; the picture keeps its items
+  EXPECT_EQ(w.scene()->nodeCount(), static_cast<int>(w.session()->view.nodes.size()));
+}
+
+TEST(Panels, ExportsTheCodeAtomically) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  QTemporaryDir dir;
+  const QString py = dir.filePath(QStringLiteral("model.py"));
+  ASSERT_TRUE(w.exportCode(py));
+  QFile f(py);
+  ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+  EXPECT_EQ(f.readAll().toStdString(), w.session()->graphModule->code().text);
+  EXPECT_FALSE(w.exportCode(dir.filePath(QStringLiteral("no/such/dir/model.py"))));
+}
+
+TEST(Panels, CancelKeepsTheOpenModel) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  const int nodes = w.scene()->nodeCount();
+  QSignalSpy cancelled(&w, &MainWindow::loadCancelled);
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  w.openFile(QString::fromStdString(fixture("scoped.pt")));
+  EXPECT_TRUE(w.isLoading());
+  w.cancelLoad();
+  EXPECT_FALSE(w.isLoading());
+  EXPECT_EQ(cancelled.size(), 1);
+  QTest::qWait(1500);  // the worker finishes; its result is dropped
+  EXPECT_TRUE(loaded.isEmpty());
+  EXPECT_EQ(w.scene()->nodeCount(), nodes);
+  EXPECT_NE(w.statusText().toStdString().find("Cancelled"), std::string::npos);
+}
+
+TEST(Panels, DroppedFileOpensAndRecentFilesRemember) {
+  MainWindow w(/*interactive=*/false);
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(fixture("seed_module.pt")))});
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  EXPECT_TRUE(enter.isAccepted());
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  for (int i = 0; i < 600 && loaded.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_EQ(loaded.size(), 1);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  ASSERT_EQ(w.recentFiles().size(), 2);
+  EXPECT_TRUE(w.recentFiles().first().endsWith(QStringLiteral("seed_sequential.pt")));
+
+  QMimeData text;
+  text.setText(QStringLiteral("not a file"));
+  QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+  refused.setAccepted(false);
+  QApplication::sendEvent(&w, &refused);
+  EXPECT_FALSE(refused.isAccepted());
+}
+
+TEST(Panels, DarkThemeAboutBoxAndOverview) {
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  const int nodes = w.scene()->nodeCount();
+  w.setTheme(MainWindow::Theme::Dark);
+  EXPECT_LT(QApplication::palette().color(QPalette::Window).lightness(), 128);
+  EXPECT_EQ(w.scene()->nodeCount(), nodes);
+  w.setTheme(MainWindow::Theme::System);
+  const std::string about = MainWindow::aboutText().toStdString();
+  for (const char* part : {"tdfx 0.", "LibTorch 1.", "Qt 6.", "Graphviz 2."})
+    EXPECT_NE(about.find(part), std::string::npos) << part << " in " << about;
+  // Zoomed in past the window, the overview appears and frames the visible part.
+  w.view()->fitAll();
+  EXPECT_FALSE(w.view()->minimap() && w.view()->minimap()->isVisible());
+  w.view()->zoomBy(8);
+  ASSERT_NE(w.view()->minimap(), nullptr);
+  EXPECT_TRUE(w.view()->minimap()->isVisible());
+  EXPECT_TRUE(w.scene()->sceneRect().contains(w.view()->minimap()->visibleSceneRect().center()));
+}
+
+}  // namespace
+}  // namespace tdfx::ui

@@ -1,0 +1,27 @@
+#pragma once
+// Drives the real MainWindow in tests: open a file or run verify and wait for the worker.
+#include <QSignalSpy>
+#include <QTest>
+#include <string>
+
+#include "tdfx/ui/main_window.h"
+
+namespace tdfx::ui {
+
+inline bool openAndWait(MainWindow& w, const std::string& file) {
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  QSignalSpy failed(&w, &MainWindow::loadFailed);
+  w.openFile(QString::fromStdString(file));
+  for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i) QTest::qWait(50);
+  return !loaded.isEmpty();
+}
+
+/// Runs verify; true when it finished and passed.
+inline bool verifyAndWait(MainWindow& w) {
+  QSignalSpy done(&w, &MainWindow::verified);
+  w.runVerify();
+  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+  return !done.isEmpty() && done.first().first().toBool();
+}
+
+}  // namespace tdfx::ui

@@ -1,0 +1,30 @@
+#pragma once
+// The overview in the corner of the graph view: the whole scene small, with a frame around what
+// the main view shows. Clicking or dragging in it moves the main view. Shown only while the graph
+// is larger than the window.
+#include <QGraphicsView>
+
+namespace tdfx::ui {
+
+class Minimap : public QGraphicsView {
+  Q_OBJECT
+ public:
+  /// A child of `main`'s viewport, drawing `main`'s scene.
+  explicit Minimap(QGraphicsView* main);
+  /// Fits the scene, places the overview in the bottom-right corner, shows it when the main view
+  /// does not show the whole scene, and redraws the frame.
+  void refresh();
+  /// The part of the scene the main view shows, in scene coordinates.
+  QRectF visibleSceneRect() const;
+
+ protected:
+  void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+
+ private:
+  QGraphicsView* main_;
+};
+
+}  // namespace tdfx::ui

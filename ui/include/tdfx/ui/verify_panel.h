@@ -1,0 +1,72 @@
+#pragma once
+// The Verify dock: editable inputs (key, shape, dtype; prefilled from the model file), seed and
+// tolerances, and "Run eager vs traced", which runs both passes on a worker thread and lists every
+// out key. The same run records each traced node's output shapes and time for the graph overlays.
+#include <QFutureWatcher>
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
+
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace tdfx::ui {
+
+struct ModelSession;
+
+/// What a run hands back to the GUI thread: a report and per-node records, or the error.
+struct VerifyRun {
+  std::shared_ptr<VerifyReport> report;
+  std::vector<NodeRunRecord> records;  ///< the traced graph on the same inputs (by node index)
+  QString error;
+};
+
+class VerifyPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit VerifyPanel(QWidget* parent = nullptr);
+  ~VerifyPanel() override;
+
+  /// Shows `session`'s example inputs and clears the results (null: nothing open).
+  void setSession(std::shared_ptr<const ModelSession> session);
+  /// Starts a run with the inputs, seed and tolerances shown; does nothing while one runs.
+  void run();
+  bool isRunning() const { return watcher_.isRunning(); }
+  /// The specs in the input table; throws tdfx::Error naming the row that does not parse.
+  std::vector<InputSpec> inputSpecs() const;
+
+  QTableWidget* inputTable() const { return inputs_; }
+  QTableWidget* resultTable() const { return results_; }
+  QSpinBox* seedBox() const { return seed_; }
+  QDoubleSpinBox* atolBox() const { return atol_; }
+  QDoubleSpinBox* rtolBox() const { return rtol_; }
+  QString summary() const;
+
+ Q_SIGNALS:
+  void finished(const tdfx::ui::VerifyRun& run);
+
+ private:
+  void onFinished();
+  void showReport(const VerifyReport& report);
+  void addInputRow(const QString& key, const QString& shape, const QString& dtype);
+
+  std::shared_ptr<const ModelSession> session_;
+  QTableWidget* inputs_;
+  QSpinBox* seed_;
+  QDoubleSpinBox* atol_;
+  QDoubleSpinBox* rtol_;
+  QPushButton* runButton_;
+  QProgressBar* progress_;
+  QTableWidget* results_;
+  QLabel* summary_;
+  QFutureWatcher<VerifyRun> watcher_;
+};
+
+}  // namespace tdfx::ui

@@ -1,0 +1,311 @@
+// MainWindow's menus, context menu, settings, recent files, theme, drag and drop and export.
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QStyleFactory>
+
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "tdfx/ui/minimap.h"
+#include "tdfx/ui/python_highlighter.h"
+#include "tdfx/version.h"
+
+namespace tdfx::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+QPalette darkPalette() {
+  QPalette p;
+  const QColor window("#2B2D30"), base("#1E1F22"), text("#DFE1E5"), disabled("#7A7E85");
+  p.setColor(QPalette::Window, window);
+  p.setColor(QPalette::WindowText, text);
+  p.setColor(QPalette::Base, base);
+  p.setColor(QPalette::AlternateBase, window);
+  p.setColor(QPalette::ToolTipBase, window);
+  p.setColor(QPalette::ToolTipText, text);
+  p.setColor(QPalette::PlaceholderText, disabled);
+  p.setColor(QPalette::Text, text);
+  p.setColor(QPalette::Button, window);
+  p.setColor(QPalette::ButtonText, text);
+  p.setColor(QPalette::BrightText, Qt::red);
+  p.setColor(QPalette::Highlight, QColor("#2F65CA"));
+  p.setColor(QPalette::HighlightedText, Qt::white);
+  p.setColor(QPalette::Link, QColor("#589DF6"));
+  for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+    p.setColor(QPalette::Disabled, role, disabled);
+  return p;
+}
+
+bool isModelFile(const QUrl& url) {
+  return url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile();
+}
+
+}  // namespace
+
+QString MainWindow::aboutText() {
+  return QStringLiteral("tdfx traces PyTorch TensorDict modules into FX graphs and shows them.\n\n") +
+         QString::fromStdString(versionReport("tdfx", qVersion()));
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
+                                                      tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
+    if (!path.isEmpty()) openFile(path);
+  });
+  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  file->addSeparator();
+  file->addAction(tr("&Export picture..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), {},
+                                                      tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;DOT (*.dot)"));
+    if (!path.isEmpty()) exportTo(path);
+  });
+  file->addAction(tr("Export &code..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export code"), {}, tr("Python (*.py)"));
+    if (!path.isEmpty()) exportCode(path);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::fitAll);
+  viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, view_, [this] { view_->zoomBy(1.25); });
+  viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, view_, [this] { view_->zoomBy(0.8); });
+  viewMenu->addSeparator();
+  auto* styles = new QActionGroup(this);
+  QAction* tdfxStyle = viewMenu->addAction(tr("tdfx style"), this, [this] { setStyle(ViewStyle::Tdfx); });
+  fxStyleAction_ = viewMenu->addAction(tr("FX style (FxGraphDrawer)"), this, [this] { setStyle(ViewStyle::Fx); });
+  for (QAction* a : {tdfxStyle, fxStyleAction_}) {
+    a->setCheckable(true);
+    styles->addAction(a);
+  }
+  tdfxStyle->setChecked(true);
+  lrAction_ = viewMenu->addAction(tr("&Left to right"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                                  [this](bool on) { setRankdir(on ? QStringLiteral("LR") : QStringLiteral("TB")); });
+  lrAction_->setCheckable(true);
+  viewMenu->addSeparator();
+  expandAllAction_ = viewMenu->addAction(tr("E&xpand all"), this, [this](bool on) { setExpandAll(on); });
+  expandAllAction_->setCheckable(true);
+  viewMenu->addAction(tr("&Collapse to depth..."), this, [this] {
+    bool ok = false;
+    const int depth = QInputDialog::getInt(this, tr("Collapse to depth"), tr("Show module scopes down to depth:"),
+                                           session_ ? session_->view.depth : 1, 0, 100, 1, &ok);
+    if (ok) setDepth(depth);
+  });
+  viewMenu->addSeparator();
+  shapesAction_ = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });
+  shapesAction_->setCheckable(true);
+  shapesAction_->setToolTip(tr("Each value's shape and dtype, from a run on the Verify panel's inputs"));
+  timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
+  timeAction_->setCheckable(true);
+  QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) {
+    if (view_->minimap()) view_->minimap()->setEnabled(on);
+    if (view_->minimap() && !on) view_->minimap()->hide();
+    if (on) view_->sceneChanged();
+  });
+  minimap->setCheckable(true);
+  minimap->setChecked(true);
+  QMenu* themes = viewMenu->addMenu(tr("&Theme"));
+  auto* themeGroup = new QActionGroup(this);
+  const std::pair<QString, Theme> themeNames[] = {
+      {tr("System"), Theme::System}, {tr("Light"), Theme::Light}, {tr("Dark"), Theme::Dark}};
+  for (const auto& [name, theme] : themeNames) {
+    QAction* a = themes->addAction(name, this, [this, theme = theme] { setTheme(theme); });
+    a->setCheckable(true);
+    a->setChecked(theme == theme_);
+    a->setData(static_cast<int>(theme));
+    themeGroup->addAction(a);
+  }
+  connect(themes, &QMenu::aboutToShow, this, [this, themeGroup] {
+    for (QAction* a : themeGroup->actions()) a->setChecked(a->data().toInt() == static_cast<int>(theme_));
+  });
+  QMenu* panels = viewMenu->addMenu(tr("&Panels"));
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
+
+  QMenu* go = menuBar()->addMenu(tr("&Go"));
+  backAction_ = go->addAction(tr("&Back"), QKeySequence::Back, this, &MainWindow::goBack);
+  forwardAction_ = go->addAction(tr("&Forward"), QKeySequence::Forward, this, &MainWindow::goForward);
+  backAction_->setEnabled(false);
+  forwardAction_->setEnabled(false);
+  go->addSeparator();
+  go->addAction(tr("&Find..."), QKeySequence::Find, this, [this] {
+    search_->setFocus();
+    search_->selectAll();
+  });
+  go->addAction(tr("Find &next"), QKeySequence::FindNext, this, [this] { findNext(search_->text()); });
+  go->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findPrevious(search_->text()); });
+  go->addSeparator();
+  go->addAction(tr("&Run eager vs traced"), QKeySequence(Qt::Key_F5), this, &MainWindow::runVerify);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About tdfx"), this, [this] { QMessageBox::about(this, tr("About tdfx"), aboutText()); });
+  help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+  updateRecentMenu();
+}
+
+// ---- Context menu on a node -----------------------------------------------------------------
+
+void MainWindow::showNodeMenu(const QString& id, const QPoint& screenPos) {
+  if (!session_) return;
+  const ViewNode* v = session_->view.findNode(id.toStdString());
+  if (!v) return;
+  QMenu menu(this);
+  if (v->kind == ViewNode::Kind::Collapsed)
+    menu.addAction(tr("Expand %1").arg(QString::fromStdString(v->scope)), this, [this, id] { expandScope(id); });
+  // The scopes the node sits in, innermost first: each can be collapsed into one node.
+  std::vector<std::string> scopes;
+  if (const Node* node = session_->graphModule->graph().findNode(v->irNodes.empty() ? v->id : v->irNodes.front()))
+    scopes = scopesOf(*node);
+  if (v->kind == ViewNode::Kind::Collapsed) {
+    while (!scopes.empty() && scopes.back() != v->scope) scopes.pop_back();
+    if (!scopes.empty()) scopes.pop_back();  // the node itself is that scope
+  }
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    const QString scope = QString::fromStdString(*it);
+    menu.addAction(tr("Collapse %1").arg(scope), this, [this, scope] { collapseScope(scope); });
+  }
+  if (!menu.isEmpty()) menu.addSeparator();
+  menu.addAction(tr("Copy name"), this, [id] { QGuiApplication::clipboard()->setText(id); });
+  menu.exec(screenPos);
+}
+
+// ---- Recent files and settings --------------------------------------------------------------
+
+void MainWindow::rememberFile(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  recent_.removeAll(absolute);
+  recent_.prepend(absolute);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  if (interactive_) QSettings().setValue(QStringLiteral("recentFiles"), recent_);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  if (!recentMenu_) return;
+  recentMenu_->clear();
+  for (int i = 0; i < recent_.size(); ++i) {
+    const QString path = recent_[i];
+    QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName()), this,
+                                        [this, path] { openFile(path); });
+    a->setToolTip(path);
+    a->setStatusTip(path);
+  }
+  recentMenu_->setEnabled(!recent_.isEmpty());
+  if (!recent_.isEmpty()) {
+    recentMenu_->addSeparator();
+    recentMenu_->addAction(tr("Clear list"), this, [this] {
+      recent_.clear();
+      if (interactive_) QSettings().remove(QStringLiteral("recentFiles"));
+      updateRecentMenu();
+    });
+  }
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  recent_ = settings.value(QStringLiteral("recentFiles")).toStringList();
+  restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+  options_.style = settings.value(QStringLiteral("style")).toString() == QStringLiteral("fx") ? ViewStyle::Fx : ViewStyle::Tdfx;
+  options_.rankdir = settings.value(QStringLiteral("rankdir")).toString() == QStringLiteral("LR") ? "LR" : "TB";
+  fxStyleAction_->setChecked(options_.style == ViewStyle::Fx);
+  lrAction_->setChecked(options_.rankdir == "LR");
+  const int theme = settings.value(QStringLiteral("theme"), 0).toInt();
+  if (theme != 0) setTheme(theme == 2 ? Theme::Dark : Theme::Light);
+  updateRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+  QSettings settings;
+  settings.setValue(QStringLiteral("geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("windowState"), saveState());
+  settings.setValue(QStringLiteral("style"), options_.style == ViewStyle::Fx ? QStringLiteral("fx") : QStringLiteral("tdfx"));
+  settings.setValue(QStringLiteral("rankdir"), QString::fromStdString(options_.rankdir));
+  settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_));
+  settings.setValue(QStringLiteral("recentFiles"), recent_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (interactive_) saveSettings();
+  QMainWindow::closeEvent(event);
+}
+
+// ---- Theme ----------------------------------------------------------------------------------
+
+void MainWindow::setTheme(Theme theme) {
+  static const QPalette systemPalette = QApplication::palette();
+  static const QString systemStyle = QApplication::style()->name();
+  theme_ = theme;
+  if (theme == Theme::System) {
+    QApplication::setStyle(QStyleFactory::create(systemStyle));
+    QApplication::setPalette(systemPalette);
+  } else {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(theme == Theme::Dark ? darkPalette() : QApplication::style()->standardPalette());
+  }
+  const bool dark = QApplication::palette().color(QPalette::Window).lightness() < 128;
+  scene_->setDarkBackground(dark);
+  view_->setBackgroundBrush(QApplication::palette().color(QPalette::Base));
+  highlighter_->setDark(dark);
+  if (session_) showSession();
+}
+
+// ---- Drag and drop ---------------------------------------------------------------------------
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() == 1 && isModelFile(urls.first())) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QList<QUrl> urls = event->mimeData()->urls();
+  if (urls.size() != 1 || !isModelFile(urls.first())) return;
+  event->acceptProposedAction();
+  openFile(urls.first().toLocalFile());
+}
+
+// ---- Export ----------------------------------------------------------------------------------
+
+bool MainWindow::exportTo(const QString& path) {
+  if (!session_) return false;
+  try {
+    exportView(session_->view, path.toStdString());
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::exportCode(const QString& path) {
+  if (!session_) return false;
+  try {
+    writeFileAtomically(path.toStdString(), session_->graphModule->code().text);
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  return true;
+}
+
+}  // namespace tdfx::ui

@@ -1,0 +1,71 @@
+#include "tdfx/ui/minimap.h"
+
+#include <QMouseEvent>
+#include <QScrollBar>
+
+namespace tdfx::ui {
+
+namespace {
+constexpr int kMaxSide = 220;
+constexpr int kMargin = 12;
+}  // namespace
+
+Minimap::Minimap(QGraphicsView* main) : QGraphicsView(main->viewport()), main_(main) {
+  setScene(main->scene());
+  setInteractive(false);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setFrameShape(QFrame::Box);
+  setCursor(Qt::PointingHandCursor);
+  setToolTip(tr("Overview: click or drag to move the view"));
+  // The overview is drawn small: no antialiasing, and text is skipped by the items' level of detail.
+  setRenderHints({});
+  setCacheMode(CacheBackground);
+  setViewportUpdateMode(MinimalViewportUpdate);
+  const auto update = [this] { viewport()->update(); };
+  connect(main->horizontalScrollBar(), &QScrollBar::valueChanged, this, update);
+  connect(main->verticalScrollBar(), &QScrollBar::valueChanged, this, update);
+  hide();
+}
+
+QRectF Minimap::visibleSceneRect() const { return main_->mapToScene(main_->viewport()->rect()).boundingRect(); }
+
+void Minimap::refresh() {
+  if (scene() != main_->scene()) setScene(main_->scene());
+  const QRectF scene = main_->scene() ? main_->scene()->sceneRect() : QRectF();
+  const bool wholeVisible = scene.isEmpty() || visibleSceneRect().contains(scene.adjusted(1, 1, -1, -1));
+  if (wholeVisible) {
+    hide();
+    return;
+  }
+  const double aspect = scene.width() / scene.height();
+  const int w = aspect >= 1 ? kMaxSide : std::max(40, int(kMaxSide * aspect));
+  const int h = aspect >= 1 ? std::max(40, int(kMaxSide / aspect)) : kMaxSide;
+  const QRect area = main_->viewport()->rect();
+  setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
+  fitInView(scene, Qt::KeepAspectRatio);
+  show();
+  raise();
+  viewport()->update();
+}
+
+void Minimap::drawForeground(QPainter* painter, const QRectF&) {
+  QPen pen(QColor("#D35400"));
+  pen.setWidthF(2.0 / transform().m11());  // two pixels wide at any scale
+  painter->setPen(pen);
+  painter->setBrush(QColor(211, 84, 0, 40));
+  painter->drawRect(visibleSceneRect());
+}
+
+void Minimap::mousePressEvent(QMouseEvent* event) {
+  main_->centerOn(mapToScene(event->position().toPoint()));
+  viewport()->update();
+}
+
+void Minimap::mouseMoveEvent(QMouseEvent* event) {
+  if (event->buttons() & Qt::LeftButton) mousePressEvent(event);
+}
+
+void Minimap::wheelEvent(QWheelEvent* event) { event->accept(); }  // zooming belongs to the main view
+
+}  // namespace tdfx::ui

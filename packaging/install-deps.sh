@@ -15,10 +15,9 @@ packages=(
   python3-torch python3-torchvision
   # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop files
   dpkg-dev file appstream desktop-file-utils
+  # the GUI screenshot smoke test: a virtual X server, xwininfo, ImageMagick's import
+  xvfb xauth x11-utils imagemagick
 )
-if [ "${TDFX_WITH_GUI_TOOLS:-0}" = 1 ]; then
-  packages+=(xvfb imagemagick xauth)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,10 +1,8 @@
 #include "tdfx/ui/graph_scene.h"
 
-#include <QGraphicsPathItem>
-#include <QGraphicsPolygonItem>
-#include <QGraphicsRectItem>
+#include <QGraphicsItem>
 #include <QGraphicsSceneContextMenuEvent>
-#include <QGraphicsSimpleTextItem>
+#include <QPainterPath>
 #include <QPainter>
 #include <QSignalBlocker>
 #include <QStyleOptionGraphicsItem>
@@ -12,7 +10,88 @@
 namespace tdfx::ui {
 
 namespace {
+
 QColor colorOf(const std::string& name) { return QColor(QString::fromStdString(colorToHex(name))); }
+
+// Level of detail (scene-to-device scale) below which text is not drawn, and below which shapes
+// are drawn as plain rectangles and edges as straight lines: a 10,000-node graph seen whole.
+constexpr double kTextDetail = 0.35;
+constexpr double kTinyDetail = 0.12;
+
+/// An edge: the spline, its arrowhead and its label (shape and dtype), each drawn only when
+/// large enough to see.
+class EdgeItem : public QGraphicsItem {
+ public:
+  EdgeItem(QPainterPath path, QPolygonF arrow, QString label, QPointF labelPos, QColor color, QColor labelColor)
+      : path_(std::move(path)), arrow_(std::move(arrow)), label_(std::move(label)), labelPos_(labelPos),
+        color_(color), labelColor_(labelColor) {
+    bounds_ = path_.boundingRect().united(arrow_.boundingRect());
+    if (!label_.isEmpty())
+      bounds_ = bounds_.united(QRectF(labelPos_, QFontMetricsF(GraphScene::labelFont()).size(0, label_)));
+    bounds_.adjust(-2, -2, 2, 2);
+    setZValue(-0.5);
+  }
+  QRectF boundingRect() const override { return bounds_; }
+  void setHighlighted(bool on) {
+    if (on == highlighted_) return;
+    highlighted_ = on;
+    setZValue(on ? -0.4 : -0.5);
+    update();
+  }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    const QColor color = highlighted_ ? QColor("#2471A3") : color_;
+    // Width 0 is one device pixel, the cheapest pen: for far views.
+    p->setPen(QPen(color, highlighted_ ? 2.5 : (lod < kTinyDetail ? 0.0 : 1.0)));
+    p->setBrush(Qt::NoBrush);
+    if (lod < kTinyDetail) {
+      p->drawLine(QPointF(path_.elementAt(0)), path_.currentPosition());
+      return;
+    }
+    p->drawPath(path_);
+    if (lod < kTextDetail) return;
+    p->setPen(Qt::NoPen);
+    p->setBrush(color);
+    p->drawPolygon(arrow_);
+    if (label_.isEmpty()) return;
+    p->setPen(labelColor_);
+    p->setFont(GraphScene::labelFont());
+    p->drawText(QRectF(labelPos_, bounds_.bottomRight()), Qt::AlignLeft | Qt::AlignTop, label_);
+  }
+
+ private:
+  QPainterPath path_;
+  QPolygonF arrow_;
+  QString label_;
+  QPointF labelPos_;
+  QColor color_, labelColor_;
+  QRectF bounds_;
+  bool highlighted_ = false;
+};
+
+/// A cluster frame with its title; the title is skipped when too small to read.
+class ClusterItem : public QGraphicsItem {
+ public:
+  ClusterItem(QRectF rect, QString title, bool dark) : rect_(rect), title_(std::move(title)), dark_(dark) { setZValue(-2); }
+  QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    p->setPen(QPen(QColor(dark_ ? "#5C6773" : "#9AA5B1"), 0.0));
+    // Far out, nested translucent fills blend over most of the window once per cluster: frames only.
+    p->setBrush(lod < kTinyDetail ? QBrush(Qt::NoBrush) : QBrush(dark_ ? QColor(255, 255, 255, 18) : QColor(20, 40, 80, 12)));
+    p->drawRect(rect_);
+    if (lod < kTextDetail) return;
+    p->setPen(dark_ ? QColor("#D0D7DE") : QColor("#222222"));
+    p->setFont(GraphScene::labelFont());
+    p->drawText(rect_.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop, title_);
+  }
+
+ private:
+  QRectF rect_;
+  QString title_;
+  bool dark_;
+};
+
 }  // namespace
 
 /// One node: a box or ellipse with its label lines. Text is skipped when the view is zoomed far
@@ -33,6 +112,11 @@ class NodeItem : public QGraphicsItem {
   }
   QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    if (lod < kTinyDetail && !marks_ && !isSelected() && !highlighted_) {  // a far view: a coloured dot
+      p->fillRect(rect_, heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
+      return;
+    }
     if (marks_ & GraphScene::SearchMatch) {  // a halo behind the node
       p->setPen(Qt::NoPen);
       p->setBrush(QColor(255, 214, 0, 170));
@@ -42,7 +126,7 @@ class NodeItem : public QGraphicsItem {
     double width = 1.0;
     if (marks_ & GraphScene::KeyUse) outline = QColor("#8E44AD"), width = 3.0;
     if (marks_ & GraphScene::Differs) outline = QColor("#E01B24"), width = 3.5;
-    if (highlighted_ || hovered_) outline = QColor("#2471A3"), width = 2.5;
+    if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) outline = QColor("#2471A3"), width = 2.5;
     if (isSelected()) outline = QColor("#D35400"), width = 3.0;
     QPen pen(outline);
     pen.setWidthF(width);
@@ -50,7 +134,7 @@ class NodeItem : public QGraphicsItem {
     p->setBrush(heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
-    if (option->levelOfDetailFromTransform(p->worldTransform()) < 0.35) return;  // too small to read
+    if (lod < kTextDetail) return;  // too small to read
     p->setFont(GraphScene::labelFont());
     p->setPen(Qt::black);
     p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
@@ -76,10 +160,12 @@ class NodeItem : public QGraphicsItem {
   void hoverEnterEvent(QGraphicsSceneHoverEvent*) override {
     hovered_ = true;
     update();
+    if (auto* s = dynamic_cast<GraphScene*>(scene())) s->setEdgesHighlighted(id_, true);
   }
   void hoverLeaveEvent(QGraphicsSceneHoverEvent*) override {
     hovered_ = false;
     update();
+    if (auto* s = dynamic_cast<GraphScene*>(scene()); s && !isSelected()) s->setEdgesHighlighted(id_, false);
   }
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent*) override {
     if (auto* s = dynamic_cast<GraphScene*>(scene())) Q_EMIT s->nodeActivated(id_);
@@ -122,21 +208,15 @@ GraphScene::~GraphScene() {
 void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   nodes_.clear();
   edgesOf_.clear();
+  highlightedEdgesOf_.clear();
   {
     const QSignalBlocker blocker(this);  // clearing a selection must not reach the old items
     clear();
   }
   edgeCount_ = 0;
   setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
-  for (const auto& c : layout.clusters) {
-    auto* frame = addRect(c.x, c.y, c.width, c.height, QPen(QColor(dark_ ? "#5C6773" : "#9AA5B1")),
-                          QBrush(dark_ ? QColor(255, 255, 255, 18) : QColor(20, 40, 80, 12)));
-    frame->setZValue(-2);
-    auto* title = addSimpleText(QString::fromStdString(c.title), labelFont());
-    title->setBrush(dark_ ? QColor("#D0D7DE") : QColor("#222222"));
-    title->setPos(c.x + 4, c.y + 2);
-    title->setZValue(-1);
-  }
+  for (const auto& c : layout.clusters)
+    addItem(new ClusterItem(QRectF(c.x, c.y, c.width, c.height), QString::fromStdString(c.title), dark_));
   QHash<QString, const ViewNode*> byId;
   for (const ViewNode& n : view.nodes) byId.insert(QString::fromStdString(n.id), &n);
   for (const auto& box : layout.nodes) {
@@ -165,19 +245,9 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
       right.setAngle(back.angle() - 25);
       arrow << tip << left.p2() << right.p2();
     }
-    const QColor edgeColor(dark_ ? "#A8B3BD" : "#444444");
-    auto* item = addPath(path, QPen(edgeColor, 1.0), Qt::NoBrush);
-    item->setZValue(-0.5);
-    if (!arrow.isEmpty()) {
-      auto* head = new QGraphicsPolygonItem(arrow, item);
-      head->setPen(Qt::NoPen);
-      head->setBrush(edgeColor);
-    }
-    if (!e.label.empty()) {
-      auto* label = addSimpleText(QString::fromStdString(e.label), labelFont());
-      label->setPos(e.labelPos.x, e.labelPos.y - 6);
-      label->setBrush(dark_ ? QColor("#C0C8D0") : QColor("#555555"));
-    }
+    auto* item = new EdgeItem(path, arrow, QString::fromStdString(e.label), QPointF(e.labelPos.x, e.labelPos.y - 6),
+                              QColor(dark_ ? "#A8B3BD" : "#444444"), QColor(dark_ ? "#C0C8D0" : "#555555"));
+    addItem(item);
     edgesOf_[QString::fromStdString(e.from)].append(item);
     edgesOf_[QString::fromStdString(e.to)].append(item);
     ++edgeCount_;
@@ -213,9 +283,16 @@ QString GraphScene::selectedNode() const {
   return {};
 }
 
+void GraphScene::setEdgesHighlighted(const QString& id, bool on) {
+  for (QGraphicsItem* edge : edgesOf_.value(id)) static_cast<EdgeItem*>(edge)->setHighlighted(on);
+}
+
 void GraphScene::onSelectionChanged() {
   for (NodeItem* n : nodes_) n->setHighlighted(false);
+  if (!highlightedEdgesOf_.isEmpty()) setEdgesHighlighted(highlightedEdgesOf_, false);
   const QString id = selectedNode();
+  highlightedEdgesOf_ = id;
+  setEdgesHighlighted(id, true);
   // The selection's producers and consumers: the other ends of its edges.
   for (QGraphicsItem* edge : edgesOf_.value(id)) {
     for (auto it = edgesOf_.cbegin(); it != edgesOf_.cend(); ++it)

@@ -17,6 +17,13 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setAcceptDrops(false);  // files dropped on the graph go to the window
 }
 
+void GraphView::scaleChanged() {
+  // Antialiasing thousands of tiny shapes costs more than it shows: only when zoomed in enough.
+  setRenderHint(QPainter::Antialiasing, transform().m11() >= 0.25);
+  if (minimap_) minimap_->refresh();
+  Q_EMIT zoomed(transform().m11());
+}
+
 void GraphView::sceneChanged() {
   if (!minimap_ && scene()) minimap_ = new Minimap(this);
   if (minimap_) minimap_->refresh();
@@ -31,14 +38,12 @@ void GraphView::zoomBy(double factor) {
   const double current = transform().m11();
   if ((current < 0.02 && factor < 1) || (current > 8 && factor > 1)) return;
   scale(factor, factor);
-  if (minimap_) minimap_->refresh();
-  Q_EMIT zoomed(transform().m11());
+  scaleChanged();
 }
 
 void GraphView::fitAll() {
   if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-  if (minimap_) minimap_->refresh();
-  Q_EMIT zoomed(transform().m11());
+  scaleChanged();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) { zoomBy(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }

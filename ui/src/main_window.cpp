@@ -72,12 +72,12 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   auto* codeTabs = new QTabWidget(this);
   codeTabs->addTab(code_, tr("Python code"));
   codeTabs->addTab(graphText_, tr("FX graph"));
-  addDock(this, tr("Code"), QStringLiteral("code"), codeTabs, Qt::RightDockWidgetArea);
+  QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), codeTabs, Qt::RightDockWidgetArea);
   addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
   QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
   QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
   // The graph gets most of the window; restoreSettings() may replace these sizes.
-  resizeDocks({keysDock}, {200}, Qt::Horizontal);
+  resizeDocks({keysDock, codeDock}, {200, 440}, Qt::Horizontal);
   resizeDocks({verifyDock}, {190}, Qt::Vertical);
 
   // Status bar: counts and timings, and while loading a busy indicator with Cancel.

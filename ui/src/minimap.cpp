@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QScrollBar>
+#include <cmath>
 
 namespace tdfx::ui {
 
@@ -50,8 +51,10 @@ void Minimap::refresh() {
 }
 
 void Minimap::drawForeground(QPainter* painter, const QRectF&) {
+  const double scale = transform().m11();
+  if (!std::isfinite(scale) || scale <= 0) return;  // not fitted yet
   QPen pen(QColor("#D35400"));
-  pen.setWidthF(2.0 / transform().m11());  // two pixels wide at any scale
+  pen.setWidthF(2.0 / scale);  // two pixels wide at any scale
   painter->setPen(pen);
   painter->setBrush(QColor(211, 84, 0, 40));
   painter->drawRect(visibleSceneRect());

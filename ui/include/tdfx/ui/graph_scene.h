@@ -41,6 +41,8 @@ class GraphScene : public QGraphicsScene {
   QStringList markedNodes(Mark mark) const;
   /// Time overlay: fills nodes by `fraction` in [0, 1] (white to red); an empty map restores colours.
   void setHeat(const QHash<QString, double>& fraction);
+  /// Draws the edges of node `id` highlighted (hover and selection do).
+  void setEdgesHighlighted(const QString& id, bool on);
   /// Colours of frames, edges and titles for a dark window background; takes effect at showGraph.
   void setDarkBackground(bool dark) { dark_ = dark; }
 
@@ -61,6 +63,7 @@ class GraphScene : public QGraphicsScene {
   QHash<QString, QList<QGraphicsItem*>> edgesOf_;
   int edgeCount_ = 0;
   bool dark_ = false;
+  QString highlightedEdgesOf_;
 };
 
 }  // namespace tdfx::ui

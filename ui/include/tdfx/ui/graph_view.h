@@ -27,6 +27,8 @@ class GraphView : public QGraphicsView {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  void scaleChanged();
+
   Minimap* minimap_ = nullptr;
 };
 

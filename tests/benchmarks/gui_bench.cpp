@@ -1,0 +1,134 @@
+// GUI benchmarks, rendered offscreen (QT_QPA_PLATFORM=offscreen is set unless a platform is given):
+//   tdfx_gui_bench --open [--expand-all] [--repeat N] FILE...
+//       time from MainWindow::openFile to the first frame of the whole window (load, trace,
+//       layout, scene, paint), per file, median of N runs, one window per run.
+//   tdfx_gui_bench --frames [--nodes N]
+//       frame time while panning a synthetic transformer-like graph of N nodes, fully expanded,
+//       in a 1600x1000 view at three zoom levels (level-of-detail painting keeps far views cheap).
+// Prints one line per measurement; tests/benchmarks/report puts them in the report.
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QTest>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "support/synthetic_graph.h"
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/view_graph.h"
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
+}
+
+int openBenchmark(const std::vector<std::string>& files, bool expandAll, int repeat) {
+  for (const std::string& file : files) {
+    std::vector<double> seconds;
+    int nodes = 0;
+    for (int r = 0; r < repeat; ++r) {
+      tdfx::ui::MainWindow w(/*interactive=*/false);
+      w.resize(1600, 1000);
+      w.show();
+      if (expandAll) w.setExpandAll(true);
+      QCoreApplication::processEvents();
+      QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
+      QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
+      QElapsedTimer timer;
+      timer.start();
+      w.openFile(QString::fromStdString(file));
+      while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
+      if (!failed.isEmpty()) {
+        std::fprintf(stderr, "%s: %s\n", file.c_str(), qPrintable(failed.first().first().toString()));
+        return 1;
+      }
+      (void)w.grab();  // paints every widget of the window once: the first frame
+      seconds.push_back(timer.nsecsElapsed() / 1e9);
+      nodes = w.scene()->nodeCount();
+    }
+    const std::string name = file.substr(file.find_last_of('/') + 1);
+    std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s)\n", name.c_str(), nodes,
+                median(seconds), repeat, expandAll ? ", expanded" : "");
+  }
+  return 0;
+}
+
+int frameBenchmark(int targetNodes) {
+  tdfx::ViewOptions options;
+  options.hierarchy.expandAll = true;
+  const tdfx::TracedGraph traced = tdfx::testing::syntheticTransformer(targetNodes);
+  const tdfx::ViewGraph view = tdfx::buildView(traced, options);
+  const tdfx::LayoutResult layout = tdfx::layoutView(view);
+  tdfx::ui::GraphScene scene;
+  scene.showGraph(view, layout);
+  tdfx::ui::GraphView graphView;
+  graphView.setScene(&scene);
+  graphView.resize(1600, 1000);
+  graphView.show();
+  graphView.sceneChanged();
+  QCoreApplication::processEvents();
+  struct Level {
+    const char* name;
+    double scale;
+  };
+  for (const Level& level : {Level{"whole graph (fit)", 0.0}, Level{"far (scale 0.05)", 0.05}, Level{"far (scale 0.1)", 0.1}, Level{"overview (scale 0.3)", 0.3}, Level{"reading (scale 1.0)", 1.0}}) {
+    graphView.resetTransform();
+    if (level.scale == 0.0) graphView.fitAll();
+    else graphView.scale(level.scale, level.scale);
+    graphView.centerOn(scene.sceneRect().center());
+    std::printf("  scene %.0fx%.0f, scale %.4f\n", scene.sceneRect().width(), scene.sceneRect().height(), graphView.transform().m11());
+    graphView.viewport()->repaint();  // warm the item caches
+    std::vector<double> ms;
+    QScrollBar* bar = graphView.verticalScrollBar();
+    for (int i = 0; i < 60; ++i) {
+      QElapsedTimer t;
+      t.start();
+      bar->setValue(bar->value() + (i % 20 < 10 ? 40 : -40));  // pan down then up
+      graphView.viewport()->repaint();
+      ms.push_back(t.nsecsElapsed() / 1e6);
+    }
+    std::printf("pan frame %-22s %6d nodes  median %6.1f ms  p95 %6.1f ms\n", level.name, scene.nodeCount(), median(ms),
+                percentile(ms, 0.95));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  bool open = false, frames = false, expandAll = false;
+  int repeat = 3, nodes = 10000;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--open") open = true;
+    else if (a == "--frames") frames = true;
+    else if (a == "--expand-all") expandAll = true;
+    else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--nodes" && i + 1 < argc) nodes = std::max(10, std::atoi(argv[++i]));
+    else if (!a.empty() && a[0] == '-') {
+      std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --frames [--nodes N]\n");
+      return 64;
+    } else files.push_back(a);
+  }
+  if (open) return openBenchmark(files, expandAll, repeat);
+  if (frames) return frameBenchmark(nodes);
+  std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --frames [--nodes N]\n");
+  return 64;
+}

@@ -1,0 +1,68 @@
+// tdfx_doc_screenshots OUT_DIR FIXTURES_DIR ZOO_DIR: drives the real main window offscreen into the
+// states the user guide shows and saves each window as a PNG (docs/images/make_screenshots.sh).
+#include <QApplication>
+#include <QDir>
+#include <QPlainTextEdit>
+#include <cstdio>
+
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/keys_panel.h"
+#include "tdfx/ui/main_window.h"
+#include "ui/window_driver.h"
+
+using tdfx::ui::MainWindow;
+
+namespace {
+
+bool save(MainWindow& w, const QString& path) {
+  QTest::qWait(200);
+  const bool ok = w.grab().save(path);
+  std::printf("%s %s\n", ok ? "wrote" : "FAILED", qPrintable(path));
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: tdfx_doc_screenshots OUT_DIR FIXTURES_DIR ZOO_DIR\n");
+    return 64;
+  }
+  const QDir out(QString::fromLocal8Bit(argv[1]));
+  const std::string fixtures = argv[2], zoo = argv[3];
+  bool ok = true;
+  {  // The seed example after a verify run, a node selected: graph, code, inspector, keys, verify.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, fixtures + "/seed_sequential.pt");
+    ok &= tdfx::ui::verifyAndWait(w);
+    w.setShapesShown(true);
+    w.selectNode(QStringLiteral("_0_fc2"));
+    ok &= save(w, out.filePath(QStringLiteral("gui-verify.png")));
+  }
+  {  // resnet18: search marks every match; the Keys panel; the overview in the corner.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
+    w.setExpandAll(true);
+    w.findNext(QStringLiteral("relu"));
+    w.view()->zoomBy(2.5);
+    w.findNext(QStringLiteral("relu"));
+    ok &= save(w, out.filePath(QStringLiteral("gui-search.png")));
+  }
+  {  // A model whose traced graph differs from eager: differing nodes in red; the dark theme.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    w.setTheme(MainWindow::Theme::Dark);
+    ok &= tdfx::ui::openAndWait(w, fixtures + "/noisy.pt");
+    tdfx::ui::verifyAndWait(w);  // fails by design
+    ok &= save(w, out.filePath(QStringLiteral("gui-differs-dark.png")));
+    w.setTheme(MainWindow::Theme::System);
+  }
+  return ok ? 0 : 1;
+}

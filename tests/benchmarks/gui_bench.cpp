@@ -1,7 +1,8 @@
 // GUI benchmarks, rendered offscreen (QT_QPA_PLATFORM=offscreen is set unless a platform is given):
 //   tdfx_gui_bench --open [--expand-all] [--repeat N] FILE...
 //       time from MainWindow::openFile to the first frame of the whole window (load, trace,
-//       layout, scene, paint), per file, median of N runs, one window per run.
+//       layout, scene, paint), per file, median of N runs, one window per run; and the GUI
+//       thread's longest stall during the open and a relayout.
 //   tdfx_gui_bench --frames [--nodes N]
 //       frame time while panning a synthetic transformer-like graph of N nodes, fully expanded,
 //       in a 1600x1000 view at three zoom levels (level-of-detail painting keeps far views cheap).
@@ -11,6 +12,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -38,7 +40,7 @@ double percentile(std::vector<double> v, double p) {
 
 int openBenchmark(const std::vector<std::string>& files, bool expandAll, int repeat) {
   for (const std::string& file : files) {
-    std::vector<double> seconds;
+    std::vector<double> seconds, stalls;
     int nodes = 0;
     for (int r = 0; r < repeat; ++r) {
       tdfx::ui::MainWindow w(/*interactive=*/false);
@@ -48,8 +50,19 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       QCoreApplication::processEvents();
       QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
       QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
+      // The GUI thread's longest stall: the largest gap between ticks of a 5 ms timer while the file
+      // loads (worker), the scene is built and first painted (GUI thread), then expands again.
+      QElapsedTimer sinceTick;
+      double longestStall = 0;
+      QTimer ticker;
+      QObject::connect(&ticker, &QTimer::timeout, [&] {
+        longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
+        sinceTick.restart();
+      });
       QElapsedTimer timer;
       timer.start();
+      sinceTick.start();
+      ticker.start(5);
       w.openFile(QString::fromStdString(file));
       while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
       if (!failed.isEmpty()) {
@@ -59,10 +72,17 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       (void)w.grab();  // paints every widget of the window once: the first frame
       seconds.push_back(timer.nsecsElapsed() / 1e9);
       nodes = w.scene()->nodeCount();
+      // A relayout (collapse everything to depth 1) runs on a worker too.
+      QSignalSpy changed(&w, &tdfx::ui::MainWindow::viewChanged);
+      w.setDepth(1);
+      while (changed.isEmpty()) QTest::qWait(1);
+      (void)w.grab();
+      longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
+      stalls.push_back(longestStall);
     }
     const std::string name = file.substr(file.find_last_of('/') + 1);
-    std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s)\n", name.c_str(), nodes,
-                median(seconds), repeat, expandAll ? ", expanded" : "");
+    std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s); longest GUI stall %.0f ms\n",
+                name.c_str(), nodes, median(seconds), repeat, expandAll ? ", expanded" : "", median(stalls));
   }
   return 0;
 }

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     w.show();
     ok &= tdfx::ui::openAndWait(w, fixtures + "/seed_sequential.pt");
     ok &= tdfx::ui::verifyAndWait(w);
-    w.setShapesShown(true);
+    tdfx::ui::relayoutAndWait(w, [&] { w.setShapesShown(true); });
     w.selectNode(QStringLiteral("_0_fc2"));
     ok &= save(w, out.filePath(QStringLiteral("gui-verify.png")));
   }
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     w.resize(1500, 920);
     w.show();
     ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
-    w.setExpandAll(true);
+    tdfx::ui::relayoutAndWait(w, [&] { w.setExpandAll(true); });
     w.findNext(QStringLiteral("relu"));
     w.view()->zoomBy(2.5);
     w.findNext(QStringLiteral("relu"));

@@ -69,7 +69,7 @@ TEST(MainWindow, StyleSwitchRedrawsTheFxPicture) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   const int tdfxNodes = w.scene()->nodeCount();
-  w.setStyle(ViewStyle::Fx);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Fx); }));
   EXPECT_NE(w.scene()->nodeCount(), tdfxNodes);
   EXPECT_NE(w.scene()->nodeItem(QStringLiteral("_0_fc1.weight")), nullptr);  // FxGraphDrawer's parameter nodes
 }
@@ -87,14 +87,14 @@ TEST(MainWindow, SearchFindsAndDoubleClickExpands) {
   EXPECT_TRUE(w.findNext(QStringLiteral("no such thing")).isEmpty());
 
   // At depth 2 the stages are collapsed; expanding one shows more items and keeps the rest.
-  w.setDepth(2);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(2); }));
   const ModelSession* s = w.session();
   std::string collapsed;
   for (const auto& n : s->view.nodes)
     if (n.kind == ViewNode::Kind::Collapsed) collapsed = n.id;
   ASSERT_FALSE(collapsed.empty()) << "the default view of scoped.pt should collapse something";
   const int before = w.scene()->nodeCount();
-  w.expandScope(QString::fromStdString(collapsed));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.expandScope(QString::fromStdString(collapsed)); }));
   EXPECT_GT(w.scene()->nodeCount(), before);
   EXPECT_EQ(w.session()->view.findNode(collapsed), nullptr);
 }

@@ -61,11 +61,11 @@ TEST(Panels, BackAndForwardWalkTheSelections) {
 TEST(Panels, CollapseAScopeAndExpandItAgain) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
-  w.setExpandAll(true);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
   const int expanded = w.scene()->nodeCount();
   const int edges = w.scene()->edgeCount();
   // Collapse the first module's scope: fewer nodes, one of them the collapsed scope, edges kept across.
-  w.collapseScope(QStringLiteral("0.module"));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.collapseScope(QStringLiteral("0.module")); }));
   EXPECT_LT(w.scene()->nodeCount(), expanded);
   std::string collapsedId;
   for (const ViewNode& n : w.session()->view.nodes)
@@ -73,7 +73,7 @@ TEST(Panels, CollapseAScopeAndExpandItAgain) {
   ASSERT_FALSE(collapsedId.empty());
   EXPECT_LT(w.scene()->edgeCount(), edges);
   EXPECT_GE(w.scene()->edgeCount(), 2);  // into and out of the collapsed module
-  w.expandScope(QString::fromStdString(collapsedId));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.expandScope(QString::fromStdString(collapsedId)); }));
   EXPECT_EQ(w.scene()->nodeCount(), expanded);
   EXPECT_EQ(w.scene()->edgeCount(), edges);
 }
@@ -135,8 +135,8 @@ TEST(Panels, ShapesAndTimesAfterARun) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   QSignalSpy done(&w, &MainWindow::verified);
-  w.setShapesShown(true);  // no run yet: makes one, then relabels the edges
-  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+  // No run yet: makes one, then lays the picture out again with shapes on the edges.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setShapesShown(true); }));
   ASSERT_FALSE(done.isEmpty());
   bool shaped = false;
   for (const ViewEdge& e : w.session()->view.edges) shaped |= e.label == "float32[32, 50]";

@@ -24,4 +24,13 @@ inline bool verifyAndWait(MainWindow& w) {
   return !done.isEmpty() && done.first().first().toBool();
 }
 
+/// Calls `change` (a style, direction or hierarchy change) and waits for the new picture.
+template <typename Change>
+bool relayoutAndWait(MainWindow& w, Change change) {
+  QSignalSpy changed(&w, &MainWindow::viewChanged);
+  change();
+  for (int i = 0; i < 600 && changed.isEmpty(); ++i) QTest::qWait(20);
+  return !changed.isEmpty();
+}
+
 }  // namespace tdfx::ui

@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QToolBar>
+#include <QTimer>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrent>
 
@@ -123,6 +124,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(keys_, &KeysPanel::keysSelected, this, &MainWindow::markKeys);
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
+  connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
   resize(1400, 900);
   if (interactive_) restoreSettings();
 }
@@ -190,6 +192,8 @@ void MainWindow::onLoaded() {
   }
   const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
+  ++layoutGeneration_;  // a layout of the previous model must not land on this one
+  selectAfterLayout_.clear();
   report_.reset();
   lastError_.clear();
   back_.clear();
@@ -200,14 +204,6 @@ void MainWindow::onLoaded() {
   timeOverlay_ = false;
   timeAction_->setChecked(false);
   showSession();
-  {
-    syncingCode_ = true;
-    code_->setPlainText(QString::fromStdString(session_->graphModule->code().text));
-    graphText_->setPlainText(QString::fromStdString(session_->graphModule->graphText()));
-    syncingCode_ = false;
-  }
-  keys_->setKeys(session_->graphModule->traced(), session_->model.module->inKeys());
-  verify_->setSession(session_);
   inspector_->clear();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
@@ -220,7 +216,22 @@ void MainWindow::onLoaded() {
                        .arg(session_->traceSeconds * 1e3, 0, 'f', 1)
                        .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
                        .arg(drawMs, 0, 'f', 0));
-  Q_EMIT modelLoaded();
+  // The panels fill in later turns of the event loop, so the graph paints first and no single
+  // step holds the GUI thread long (a 6,000-line highlighted code listing takes tens of ms).
+  const std::shared_ptr<ModelSession> session = session_;
+  QTimer::singleShot(0, this, [this, session] {
+    if (session != session_) return;  // another model arrived meanwhile
+    syncingCode_ = true;
+    code_->setPlainText(QString::fromStdString(session_->graphModule->code().text));
+    syncingCode_ = false;
+    QTimer::singleShot(0, this, [this, session] {
+      if (session != session_) return;
+      graphText_->setPlainText(QString::fromStdString(session_->graphModule->graphText()));
+      keys_->setKeys(session_->graphModule->traced(), session_->model.module->inKeys());
+      verify_->setSession(session_);
+      Q_EMIT modelLoaded();
+    });
+  });
 }
 
 void MainWindow::showError(const QString& message) {
@@ -245,17 +256,46 @@ void MainWindow::showSession() {
 
 void MainWindow::relayoutCurrent() {
   if (!session_) return;
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    relayout(*session_, options_, fontMeasure());
-  } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()));
+  // Graphviz takes up to a second on big graphs: lay out on a worker, keep showing the old picture.
+  const int generation = ++layoutGeneration_;
+  const std::shared_ptr<const ModelSession> session = session_;  // the worker reads its graph only
+  const ViewOptions options = options_;
+  status_->setText(tr("Laying out ..."));
+  layouter_.setFuture(QtConcurrent::run([session, options, generation]() -> LayoutOutcome {
+    try {
+      return {std::make_shared<SessionLayout>(layoutSession(*session->graphModule, options, fontMeasure())), {},
+              generation};
+    } catch (const std::exception& e) {
+      return {nullptr, QString::fromStdString(e.what()), generation};
+    }
+  }));
+}
+
+void MainWindow::onLaidOut() {
+  if (layouter_.future().resultCount() == 0) return;
+  LayoutOutcome outcome = layouter_.result();
+  if (outcome.generation != layoutGeneration_ || !session_) return;  // a newer request is on its way
+  if (!outcome.layout) {
+    showError(outcome.error);
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
+  applyLayout(*session_, std::move(*outcome.layout));
   showSession();
   view_->fitAll();
+  if (!selectAfterLayout_.isEmpty()) {
+    const QString id = viewIdOfIr_.value(selectAfterLayout_, selectAfterLayout_);
+    selectAfterLayout_.clear();
+    selectNode(id);
+    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+  }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  status_->setText(tr("%1 nodes, %2 edges; layout and drawing %3 ms").arg(scene_->nodeCount()).arg(scene_->edgeCount()).arg(ms, 0, 'f', 0));
+  status_->setText(tr("%1 nodes, %2 edges; layout %3 ms, drawing %4 ms")
+                       .arg(scene_->nodeCount())
+                       .arg(scene_->edgeCount())
+                       .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
+                       .arg(ms, 0, 'f', 0));
+  Q_EMIT viewChanged();
 }
 
 QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {
@@ -524,18 +564,23 @@ void MainWindow::onVerified(const VerifyRun& run) {
     return;
   }
   report_ = run.report;
+  layouter_.waitForFinished();  // a layout worker may be reading the node metadata written next
   try {
-    // The worker only read the graph; the GUI thread stores the shapes and times.
+    // The verify worker only read the graph; the GUI thread stores the shapes and times.
     applyRunRecords(*session_->graphModule->traced().graph, run.records);
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
   }
-  if (options_.shapes) relayoutCurrent();
-  else applyOverlays();
-  if (report_->divergence) {
-    const QString id = viewIdOfIr_.value(QString::fromStdString(report_->divergence->node));
-    selectNode(id);
-    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+  if (options_.shapes) {
+    if (report_->divergence) selectAfterLayout_ = QString::fromStdString(report_->divergence->node);
+    relayoutCurrent();
+  } else {
+    applyOverlays();
+    if (report_->divergence) {
+      const QString id = viewIdOfIr_.value(QString::fromStdString(report_->divergence->node));
+      selectNode(id);
+      if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+    }
   }
   Q_EMIT verified(report_->passed());
 }

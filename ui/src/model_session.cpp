@@ -16,16 +16,25 @@ std::shared_ptr<ModelSession> openSession(const std::string& path, const ViewOpt
   start = Clock::now();
   session->graphModule = std::make_unique<GraphModule>(symbolicTrace(*session->model.module));
   session->traceSeconds = since(start);
-  relayout(*session, options, measure);
+  applyLayout(*session, layoutSession(*session->graphModule, options, measure));
   return session;
 }
 
-void relayout(ModelSession& session, const ViewOptions& options, const TextMeasure& measure) {
+SessionLayout layoutSession(const GraphModule& graphModule, const ViewOptions& options, const TextMeasure& measure) {
   const auto start = Clock::now();
-  session.options = options;
-  session.view = buildView(session.graphModule->traced(), options);
-  session.layout = layoutView(session.view, measure);
-  session.layoutSeconds = since(start);
+  SessionLayout result;
+  result.options = options;
+  result.view = buildView(graphModule.traced(), options);
+  result.layout = layoutView(result.view, measure);
+  result.seconds = since(start);
+  return result;
+}
+
+void applyLayout(ModelSession& session, SessionLayout layout) {
+  session.options = std::move(layout.options);
+  session.view = std::move(layout.view);
+  session.layout = std::move(layout.layout);
+  session.layoutSeconds = layout.seconds;
 }
 
 }  // namespace tdfx::ui

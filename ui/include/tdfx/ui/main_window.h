@@ -45,6 +45,8 @@ class MainWindow : public QMainWindow {
   /// Stops waiting for the load in progress: its result is dropped, the open model stays.
   void cancelLoad();
   bool isLoading() const;
+  /// True while a new picture is being laid out (viewChanged follows).
+  bool isLayingOut() const { return layouter_.isRunning(); }
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
@@ -101,6 +103,9 @@ class MainWindow : public QMainWindow {
   void loadFailed(const QString& message);
   void loadCancelled();
   void verified(bool passed);
+  /// A new picture is shown after a change of style, direction, hierarchy or overlays (laid out
+  /// on a worker thread).
+  void viewChanged();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -162,6 +167,15 @@ class MainWindow : public QMainWindow {
     QString path;
   };
   QFutureWatcher<LoadOutcome> loader_;
+  struct LayoutOutcome {
+    std::shared_ptr<SessionLayout> layout;
+    QString error;
+    int generation = 0;
+  };
+  QFutureWatcher<LayoutOutcome> layouter_;
+  int layoutGeneration_ = 0;
+  QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
+  void onLaidOut();
   bool loadCancelled_ = false;
   bool loading_ = false;
   QString lastError_;

@@ -23,7 +23,19 @@ struct ModelSession {
 /// Loads, traces and lays out `path` (safe to run on a worker thread). Throws tdfx::Error.
 std::shared_ptr<ModelSession> openSession(const std::string& path, const ViewOptions& options, const TextMeasure& measure);
 
-/// A new view and layout of an open session for other options (style, hierarchy, direction).
-void relayout(ModelSession& session, const ViewOptions& options, const TextMeasure& measure);
+/// A picture of a traced graph: the view for some options and its layout.
+struct SessionLayout {
+  ViewOptions options;
+  ViewGraph view;
+  LayoutResult layout;
+  double seconds = 0;
+};
+
+/// Builds and lays out the view of `graphModule` for `options`. Only reads the graph, so it may
+/// run on a worker thread while the GUI shows the previous layout. Throws tdfx::Error.
+SessionLayout layoutSession(const GraphModule& graphModule, const ViewOptions& options, const TextMeasure& measure);
+
+/// Stores `layout` as the session's current picture.
+void applyLayout(ModelSession& session, SessionLayout layout);
 
 }  // namespace tdfx::ui

@@ -284,10 +284,8 @@ void MainWindow::onLaidOut() {
   showSession();
   view_->fitAll();
   if (!selectAfterLayout_.isEmpty()) {
-    const QString id = viewIdOfIr_.value(selectAfterLayout_, selectAfterLayout_);
+    selectAndCenter(viewIdOfIr_.value(selectAfterLayout_, selectAfterLayout_));
     selectAfterLayout_.clear();
-    selectNode(id);
-    if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   status_->setText(tr("%1 nodes, %2 edges; layout %3 ms, drawing %4 ms")
@@ -462,96 +460,9 @@ void MainWindow::onCodeCursorMoved() {
   for (const auto& [name, l] : session_->graphModule->code().nodeLines) {
     if (l != line) continue;
     const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
-    if (QGraphicsItem* item = scene_->nodeItem(id)) {
-      scene_->selectNode(id);
-      view_->centerOn(item);
-    }
+    if (scene_->nodeItem(id)) selectAndCenter(id);
     return;
   }
-}
-
-void MainWindow::goBack() {
-  if (back_.isEmpty()) return;
-  forward_.prepend(current_);
-  current_ = back_.takeLast();
-  navigating_ = true;
-  scene_->selectNode(current_);
-  if (QGraphicsItem* item = scene_->nodeItem(current_)) view_->centerOn(item);
-  navigating_ = false;
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
-}
-
-void MainWindow::goForward() {
-  if (forward_.isEmpty()) return;
-  back_ << current_;
-  current_ = forward_.takeFirst();
-  navigating_ = true;
-  scene_->selectNode(current_);
-  if (QGraphicsItem* item = scene_->nodeItem(current_)) view_->centerOn(item);
-  navigating_ = false;
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
-}
-
-// ---- Search and keys ---------------------------------------------------------------------------
-
-QString MainWindow::findNext(const QString& text) { return find(text, +1); }
-QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
-
-QString MainWindow::find(const QString& text, int direction) {
-  if (!session_ || text.isEmpty()) return {};
-  const auto matches = [&](const ViewNode& n) {
-    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
-                       QString::fromStdString(n.scope)};
-    for (const auto& l : n.lines) fields << QString::fromStdString(l);
-    for (const auto& ir : n.irNodes) {
-      fields << QString::fromStdString(ir);
-      if (const Node* node = session_->graphModule->graph().findNode(ir)) {
-        fields << QString::fromStdString(node->target()) << QString::fromStdString(node->meta().moduleType)
-               << opKindName(node->op());
-        if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
-      }
-    }
-    for (const QString& f : fields)
-      if (f.contains(text, Qt::CaseInsensitive)) return true;
-    return false;
-  };
-  if (text != matchedText_ || matches_.isEmpty()) {
-    matches_.clear();
-    for (const ViewNode& n : session_->view.nodes)
-      if (matches(n)) matches_ << QString::fromStdString(n.id);
-    matchedText_ = text;
-  }
-  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  if (matches_.isEmpty()) {
-    matchCount_->setText(tr(" no match "));
-    return {};
-  }
-  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
-  const int count = static_cast<int>(matches_.size());
-  const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;
-  const QString id = matches_[next];
-  scene_->selectNode(id);
-  if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
-  matchCount_->setText(tr(" %1 of %2 ").arg(next + 1).arg(count));
-  return id;
-}
-
-void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
-  if (!session_) return;
-  std::vector<std::string> ir;
-  QSet<QString> ids;
-  for (const NestedKey& k : keys) {
-    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
-    const QString out = QString::fromStdString("out:" + keyToString(k));
-    if (scene_->nodeItem(out)) ids.insert(out);
-  }
-  ids.unite(viewIdsOf(ir));
-  scene_->setMarked(ids, GraphScene::KeyUse);
-  if (!ids.isEmpty())
-    if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
-  status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
 }
 
 // ---- Verify -----------------------------------------------------------------------------------
@@ -576,11 +487,7 @@ void MainWindow::onVerified(const VerifyRun& run) {
     relayoutCurrent();
   } else {
     applyOverlays();
-    if (report_->divergence) {
-      const QString id = viewIdOfIr_.value(QString::fromStdString(report_->divergence->node));
-      selectNode(id);
-      if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
-    }
+    if (report_->divergence) selectAndCenter(viewIdOfIr_.value(QString::fromStdString(report_->divergence->node)));
   }
   Q_EMIT verified(report_->passed());
 }

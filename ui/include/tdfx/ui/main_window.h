@@ -132,6 +132,8 @@ class MainWindow : public QMainWindow {
   void markKeys(const std::vector<NestedKey>& keys);
   QString find(const QString& text, int direction);
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
+  void selectAndCenter(const QString& id);
+  void revisit(const QString& id);
   void setBusy(const QString& what);
   void setIdle();
 

@@ -1,0 +1,97 @@
+// MainWindow's navigation: history of selections (back/forward), search with every match marked,
+// and the nodes that read or write the keys selected in the Keys panel.
+#include <QLabel>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/keys_panel.h"
+#include "tdfx/ui/main_window.h"
+
+namespace tdfx::ui {
+
+void MainWindow::selectAndCenter(const QString& id) {
+  scene_->selectNode(id);
+  if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+}
+
+void MainWindow::revisit(const QString& id) {
+  current_ = id;
+  navigating_ = true;  // a step through the history is not a new selection
+  selectAndCenter(id);
+  navigating_ = false;
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
+}
+
+void MainWindow::goBack() {
+  if (back_.isEmpty()) return;
+  forward_.prepend(current_);
+  revisit(back_.takeLast());
+}
+
+void MainWindow::goForward() {
+  if (forward_.isEmpty()) return;
+  back_ << current_;
+  revisit(forward_.takeFirst());
+}
+
+// ---- Search and keys ---------------------------------------------------------------------------
+
+QString MainWindow::findNext(const QString& text) { return find(text, +1); }
+QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
+
+QString MainWindow::find(const QString& text, int direction) {
+  if (!session_ || text.isEmpty()) return {};
+  const auto matches = [&](const ViewNode& n) {
+    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
+                       QString::fromStdString(n.scope)};
+    for (const auto& l : n.lines) fields << QString::fromStdString(l);
+    for (const auto& ir : n.irNodes) {
+      fields << QString::fromStdString(ir);
+      if (const Node* node = session_->graphModule->graph().findNode(ir)) {
+        fields << QString::fromStdString(node->target()) << QString::fromStdString(node->meta().moduleType)
+               << opKindName(node->op());
+        if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
+      }
+    }
+    for (const QString& f : fields)
+      if (f.contains(text, Qt::CaseInsensitive)) return true;
+    return false;
+  };
+  if (text != matchedText_ || matches_.isEmpty()) {
+    matches_.clear();
+    for (const ViewNode& n : session_->view.nodes)
+      if (matches(n)) matches_ << QString::fromStdString(n.id);
+    matchedText_ = text;
+  }
+  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+  if (matches_.isEmpty()) {
+    matchCount_->setText(tr(" no match "));
+    return {};
+  }
+  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
+  const int count = static_cast<int>(matches_.size());
+  const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;
+  const QString id = matches_[next];
+  selectAndCenter(id);
+  matchCount_->setText(tr(" %1 of %2 ").arg(next + 1).arg(count));
+  return id;
+}
+
+void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
+  if (!session_) return;
+  std::vector<std::string> ir;
+  QSet<QString> ids;
+  for (const NestedKey& k : keys) {
+    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
+    const QString out = QString::fromStdString("out:" + keyToString(k));
+    if (scene_->nodeItem(out)) ids.insert(out);
+  }
+  ids.unite(viewIdsOf(ir));
+  scene_->setMarked(ids, GraphScene::KeyUse);
+  if (!ids.isEmpty())
+    if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
+  status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
+}
+
+}  // namespace tdfx::ui

@@ -7,6 +7,8 @@ src=$1 cli=$2 gui=$3 export=$4
 status=0
 check() {  # check PROGRAM-LABEL HELP-TEXT DOC-FILE MAN-PAGE
   local label=$1 help=$2 doc=$3 man=$4
+  # An empty help means the program failed (a command substitution's status is lost in an argument).
+  grep -q -- "--help" <<<"$help" || { echo "FAIL: $label --help printed no usage"; status=1; return; }
   for opt in $(grep -oE -- '--[a-z][a-z-]*' <<<"$help" | sort -u); do
     [ "$opt" = "--help-all" ] && continue  # Qt's, documented as such in the man page only
     grep -qF -- "$opt" "$doc" || { echo "FAIL: $label $opt is not in ${doc#$src/}"; status=1; }

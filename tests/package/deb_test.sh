@@ -23,9 +23,12 @@ done
 root=$work/root
 dpkg -x "$deb" "$root"
 dep_names=$(printf '%s' "$depends" | tr ',' '\n' | sed 's/^ *//; s/[ (].*//' | sort -u)
-libdir=$root/usr/lib
+libdir_rel=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+libdir=$root/usr/${libdir_rel:-lib}
+ls "$libdir"/libtdfx-core.so.*.* >/dev/null || fail "no libtdfx-core.so in $libdir"
 for bin in "$root/usr/bin/tdfx" "$root/usr/bin/tdfx-cli" "$libdir"/libtdfx-core.so.*.*; do
-  for needed in $(readelf -d "$bin" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+  dynamic=$(readelf -d "$bin") || fail "readelf $bin"
+  for needed in $(sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' <<<"$dynamic"); do
     [ -e "$libdir/$needed" ] && continue
     case "$needed" in ld-linux*) continue ;; esac  # the dynamic loader, part of libc6
     path=$(LD_LIBRARY_PATH=$libdir ldd "$bin" | awk -v n="$needed" '$1 == n { print $3 }')
@@ -43,7 +46,7 @@ for f in usr/bin/tdfx usr/bin/tdfx-cli usr/bin/tdfx-export usr/share/tdfx/python
          usr/share/icons/hicolor/scalable/apps/io.github.tdfx.Tdfx.svg usr/share/mime/packages/io.github.tdfx.Tdfx.xml \
          usr/share/metainfo/io.github.tdfx.Tdfx.metainfo.xml usr/share/man/man1/tdfx.1.gz \
          usr/share/man/man1/tdfx-cli.1.gz usr/share/man/man1/tdfx-export.1.gz \
-         usr/include/tdfx/runtime/graph_module.h usr/lib/cmake/tdfx/tdfxConfig.cmake; do
+         usr/include/tdfx/runtime/graph_module.h "usr/${libdir_rel:-lib}/cmake/tdfx/tdfxConfig.cmake"; do
   [ -e "$root/$f" ] || fail "package lacks /$f"
 done
 appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.tdfx.Tdfx.metainfo.xml"

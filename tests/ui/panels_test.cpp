@@ -227,3 +227,39 @@ TEST(Panels, DarkThemeAboutBoxAndOverview) {
 
 }  // namespace
 }  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+TEST(Panels, AVerifyRunOfThePreviousModelIsDropped) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));
+  w.runVerify();  // on noisy.pt, which is replaced while (or just after) it runs:
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  QTest::qWait(500);
+  // Whenever the run ended, nothing of it shows on the new model.
+  EXPECT_EQ(w.lastReport(), nullptr);
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::Differs).isEmpty());
+  EXPECT_TRUE(verifyAndWait(w));  // and this model verifies normally
+}
+
+TEST(Panels, SearchFollowsThePictureAndExpandAllUndoesCollapses) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(0); }));
+  ASSERT_FALSE(w.findNext(QStringLiteral("relu")).isEmpty());
+  const QStringList collapsedMatches = w.searchMatches();
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  // Expanded, the same search matches the nodes now visible, not the ids of the old picture.
+  for (const QString& id : w.searchMatches()) EXPECT_NE(w.scene()->nodeItem(id), nullptr) << id.toStdString();
+  EXPECT_GT(w.searchMatches().size(), collapsedMatches.size());
+  EXPECT_EQ(w.scene()->markedNodes(GraphScene::SearchMatch).size(), w.searchMatches().size());
+  const int expanded = w.scene()->nodeCount();
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.collapseScope(QStringLiteral("0.module")); }));
+  ASSERT_LT(w.scene()->nodeCount(), expanded);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  EXPECT_EQ(w.scene()->nodeCount(), expanded);
+}
+
+}  // namespace
+}  // namespace tdfx::ui

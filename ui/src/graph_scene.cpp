@@ -140,6 +140,7 @@ class NodeItem : public QGraphicsItem {
     p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
   }
   void setHighlighted(bool on) {
+    if (on == highlighted_) return;  // an update() would re-render the cached item
     highlighted_ = on;
     update();
   }
@@ -152,6 +153,7 @@ class NodeItem : public QGraphicsItem {
     update();
   }
   void setHeat(double fraction) {
+    if (fraction == heat_) return;
     heat_ = fraction;
     update();
   }
@@ -165,7 +167,10 @@ class NodeItem : public QGraphicsItem {
   void hoverLeaveEvent(QGraphicsSceneHoverEvent*) override {
     hovered_ = false;
     update();
-    if (auto* s = dynamic_cast<GraphScene*>(scene()); s && !isSelected()) s->setEdgesHighlighted(id_, false);
+    if (auto* s = dynamic_cast<GraphScene*>(scene()); s && !isSelected()) {
+      s->setEdgesHighlighted(id_, false);
+      s->setEdgesHighlighted(s->selectedNode(), true);  // an edge shared with the selection stays lit
+    }
   }
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent*) override {
     if (auto* s = dynamic_cast<GraphScene*>(scene())) Q_EMIT s->nodeActivated(id_);

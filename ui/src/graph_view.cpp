@@ -29,6 +29,11 @@ void GraphView::sceneChanged() {
   if (minimap_) minimap_->refresh();
 }
 
+void GraphView::setOverviewEnabled(bool on) {
+  overviewEnabled_ = on;
+  sceneChanged();
+}
+
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (minimap_) minimap_->refresh();

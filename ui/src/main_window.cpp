@@ -125,6 +125,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
   connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
+  layoutPool_.setMaxThreadCount(1);
   resize(1400, 900);
   if (interactive_) restoreSettings();
 }
@@ -132,6 +133,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 MainWindow::~MainWindow() {
   // A cancelled load may still run on the pool; it holds only its own data, but LibTorch and
   // Graphviz should not be torn down under it.
+  layoutPool_.waitForDone();
   QThreadPool::globalInstance()->waitForDone();
 }
 
@@ -143,6 +145,10 @@ QString MainWindow::statusText() const { return status_->text(); }
 
 void MainWindow::openFile(const QString& path) {
   loadCancelled_ = false;
+  // A new model starts at its own default depth; expansions of the previous one do not apply.
+  options_.hierarchy.depth.reset();
+  options_.hierarchy.expanded.clear();
+  options_.hierarchy.collapsed.clear();
   setBusy(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
   const ViewOptions options = options_;
@@ -187,14 +193,17 @@ void MainWindow::onLoaded() {
   setIdle();
   LoadOutcome outcome = loader_.result();
   if (!outcome.session) {
-    showError(outcome.error);
+    showError(outcome.error, true);
     return;
   }
   const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
   ++layoutGeneration_;  // a layout of the previous model must not land on this one
   selectAfterLayout_.clear();
+  markedKeys_.clear();
+  matchedText_.clear();
   report_.reset();
+  verify_->setSession(session_);  // at once: a run started now must use this model
   lastError_.clear();
   back_.clear();
   forward_.clear();
@@ -216,6 +225,10 @@ void MainWindow::onLoaded() {
                        .arg(session_->traceSeconds * 1e3, 0, 'f', 1)
                        .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
                        .arg(drawMs, 0, 'f', 0));
+  // Style, direction or "expand all" changed while the file loaded: lay it out as now asked.
+  if (session_->options.style != options_.style || session_->options.rankdir != options_.rankdir ||
+      session_->options.hierarchy.expandAll != options_.hierarchy.expandAll)
+    relayoutCurrent();
   // The panels fill in later turns of the event loop, so the graph paints first and no single
   // step holds the GUI thread long (a 6,000-line highlighted code listing takes tens of ms).
   const std::shared_ptr<ModelSession> session = session_;
@@ -228,17 +241,16 @@ void MainWindow::onLoaded() {
       if (session != session_) return;
       graphText_->setPlainText(QString::fromStdString(session_->graphModule->graphText()));
       keys_->setKeys(session_->graphModule->traced(), session_->model.module->inKeys());
-      verify_->setSession(session_);
       Q_EMIT modelLoaded();
     });
   });
 }
 
-void MainWindow::showError(const QString& message) {
+void MainWindow::showError(const QString& message, bool failedLoad) {
   lastError_ = message;
   status_->setText(message);
   if (interactive_) QMessageBox::critical(this, tr("tdfx"), message);
-  Q_EMIT loadFailed(message);
+  if (failedLoad) Q_EMIT loadFailed(message);
 }
 
 // ---- The picture ---------------------------------------------------------------------------
@@ -250,6 +262,12 @@ void MainWindow::showSession() {
   for (const ViewNode& v : session_->view.nodes)
     for (const std::string& ir : v.irNodes) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
   view_->sceneChanged();
+  if (!matchedText_.isEmpty()) {  // the matches of the search shown, in the new picture
+    matches_ = matchingNodes(matchedText_);
+    matchCount_->setText(tr(" %1 matches ").arg(matches_.size()));
+  } else {
+    matches_.clear();
+  }
   applyOverlays();
   if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
 }
@@ -261,7 +279,7 @@ void MainWindow::relayoutCurrent() {
   const std::shared_ptr<const ModelSession> session = session_;  // the worker reads its graph only
   const ViewOptions options = options_;
   status_->setText(tr("Laying out ..."));
-  layouter_.setFuture(QtConcurrent::run([session, options, generation]() -> LayoutOutcome {
+  layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation]() -> LayoutOutcome {
     try {
       return {std::make_shared<SessionLayout>(layoutSession(*session->graphModule, options, fontMeasure())), {},
               generation};
@@ -276,7 +294,7 @@ void MainWindow::onLaidOut() {
   LayoutOutcome outcome = layouter_.result();
   if (outcome.generation != layoutGeneration_ || !session_) return;  // a newer request is on its way
   if (!outcome.layout) {
-    showError(outcome.error);
+    showError(outcome.error, false);
     return;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -334,7 +352,8 @@ void MainWindow::applyOverlays() {
     for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
   }
   scene_->setHeat(heat);
-  if (!matches_.isEmpty()) scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
 }
 
 void MainWindow::setDepth(int depth) {
@@ -348,6 +367,8 @@ void MainWindow::setDepth(int depth) {
 
 void MainWindow::setExpandAll(bool on) {
   options_.hierarchy.expandAll = on;
+  options_.hierarchy.expanded.clear();  // "expand all" also opens what was collapsed by hand
+  options_.hierarchy.collapsed.clear();
   if (expandAllAction_) expandAllAction_->setChecked(on);
   relayoutCurrent();
 }
@@ -470,12 +491,18 @@ void MainWindow::onCodeCursorMoved() {
 void MainWindow::runVerify() { verify_->run(); }
 
 void MainWindow::onVerified(const VerifyRun& run) {
-  if (!run.report || !session_) {
+  if (!session_ || run.session != session_) return;  // a run of a model no longer open
+  if (!run.report) {
+    // Nothing to show: the overlays asked for stay off.
+    options_.shapes = false;
+    shapesAction_->setChecked(false);
+    timeOverlay_ = false;
+    timeAction_->setChecked(false);
     Q_EMIT verified(false);
     return;
   }
   report_ = run.report;
-  layouter_.waitForFinished();  // a layout worker may be reading the node metadata written next
+  layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
   try {
     // The verify worker only read the graph; the GUI thread stores the shapes and times.
     applyRunRecords(*session_->graphModule->traced().graph, run.records);

@@ -116,11 +116,7 @@ void MainWindow::buildMenus() {
   shapesAction_->setToolTip(tr("Each value's shape and dtype, from a run on the Verify panel's inputs"));
   timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
   timeAction_->setCheckable(true);
-  QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) {
-    if (view_->minimap()) view_->minimap()->setEnabled(on);
-    if (view_->minimap() && !on) view_->minimap()->hide();
-    if (on) view_->sceneChanged();
-  });
+  QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) { view_->setOverviewEnabled(on); });
   minimap->setCheckable(true);
   minimap->setChecked(true);
   QMenu* themes = viewMenu->addMenu(tr("&Theme"));
@@ -289,7 +285,7 @@ bool MainWindow::exportTo(const QString& path) {
   try {
     exportView(session_->view, path.toStdString());
   } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()));
+    showError(QString::fromStdString(e.what()), false);
     return false;
   }
   statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
@@ -301,7 +297,7 @@ bool MainWindow::exportCode(const QString& path) {
   try {
     writeFileAtomically(path.toStdString(), session_->graphModule->code().text);
   } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()));
+    showError(QString::fromStdString(e.what()), false);
     return false;
   }
   statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);

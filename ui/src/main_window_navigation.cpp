@@ -17,7 +17,8 @@ void MainWindow::selectAndCenter(const QString& id) {
 void MainWindow::revisit(const QString& id) {
   current_ = id;
   navigating_ = true;  // a step through the history is not a new selection
-  selectAndCenter(id);
+  // After a collapse the node may be inside a collapsed scope: select that instead.
+  selectAndCenter(scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id));
   navigating_ = false;
   backAction_->setEnabled(!back_.isEmpty());
   forwardAction_->setEnabled(!forward_.isEmpty());
@@ -40,8 +41,9 @@ void MainWindow::goForward() {
 QString MainWindow::findNext(const QString& text) { return find(text, +1); }
 QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
 
-QString MainWindow::find(const QString& text, int direction) {
-  if (!session_ || text.isEmpty()) return {};
+QStringList MainWindow::matchingNodes(const QString& text) const {
+  QStringList ids;
+  if (!session_ || text.isEmpty()) return ids;
   const auto matches = [&](const ViewNode& n) {
     QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
                        QString::fromStdString(n.scope)};
@@ -58,10 +60,15 @@ QString MainWindow::find(const QString& text, int direction) {
       if (f.contains(text, Qt::CaseInsensitive)) return true;
     return false;
   };
-  if (text != matchedText_ || matches_.isEmpty()) {
-    matches_.clear();
-    for (const ViewNode& n : session_->view.nodes)
-      if (matches(n)) matches_ << QString::fromStdString(n.id);
+  for (const ViewNode& n : session_->view.nodes)
+    if (matches(n)) ids << QString::fromStdString(n.id);
+  return ids;
+}
+
+QString MainWindow::find(const QString& text, int direction) {
+  if (!session_ || text.isEmpty()) return {};
+  if (text != matchedText_) {
+    matches_ = matchingNodes(text);
     matchedText_ = text;
   }
   scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
@@ -79,19 +86,24 @@ QString MainWindow::find(const QString& text, int direction) {
 }
 
 void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
-  if (!session_) return;
-  std::vector<std::string> ir;
+  markedKeys_ = keys;
+  const QSet<QString> ids = keyUseNodes();
+  scene_->setMarked(ids, GraphScene::KeyUse);
+  if (!ids.isEmpty())
+    if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
+  if (!keys.empty()) status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
+}
+
+QSet<QString> MainWindow::keyUseNodes() const {
   QSet<QString> ids;
-  for (const NestedKey& k : keys) {
+  if (!session_) return ids;
+  std::vector<std::string> ir;
+  for (const NestedKey& k : markedKeys_) {
     for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
     const QString out = QString::fromStdString("out:" + keyToString(k));
     if (scene_->nodeItem(out)) ids.insert(out);
   }
-  ids.unite(viewIdsOf(ir));
-  scene_->setMarked(ids, GraphScene::KeyUse);
-  if (!ids.isEmpty())
-    if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
-  status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
+  return ids.unite(viewIdsOf(ir));
 }
 
 }  // namespace tdfx::ui

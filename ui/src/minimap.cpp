@@ -1,5 +1,7 @@
 #include "tdfx/ui/minimap.h"
 
+#include "tdfx/ui/graph_view.h"
+
 #include <QMouseEvent>
 #include <QScrollBar>
 #include <cmath>
@@ -11,7 +13,7 @@ constexpr int kMaxSide = 220;
 constexpr int kMargin = 12;
 }  // namespace
 
-Minimap::Minimap(QGraphicsView* main) : QGraphicsView(main->viewport()), main_(main) {
+Minimap::Minimap(GraphView* main) : QGraphicsView(main->viewport()), main_(main) {
   setScene(main->scene());
   setInteractive(false);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -23,9 +25,9 @@ Minimap::Minimap(QGraphicsView* main) : QGraphicsView(main->viewport()), main_(m
   setRenderHints({});
   setCacheMode(CacheBackground);
   setViewportUpdateMode(MinimalViewportUpdate);
-  const auto update = [this] { viewport()->update(); };
-  connect(main->horizontalScrollBar(), &QScrollBar::valueChanged, this, update);
-  connect(main->verticalScrollBar(), &QScrollBar::valueChanged, this, update);
+  // Panning scrolls the viewport's children along with it: put the overview back in its corner.
+  connect(main->horizontalScrollBar(), &QScrollBar::valueChanged, this, &Minimap::refresh);
+  connect(main->verticalScrollBar(), &QScrollBar::valueChanged, this, &Minimap::refresh);
   hide();
 }
 
@@ -35,7 +37,7 @@ void Minimap::refresh() {
   if (scene() != main_->scene()) setScene(main_->scene());
   const QRectF scene = main_->scene() ? main_->scene()->sceneRect() : QRectF();
   const bool wholeVisible = scene.isEmpty() || visibleSceneRect().contains(scene.adjusted(1, 1, -1, -1));
-  if (wholeVisible) {
+  if (wholeVisible || !main_->overviewEnabled()) {
     hide();
     return;
   }

@@ -170,12 +170,13 @@ void VerifyPanel::run() {
     try {
       const TensorDict inputs = verificationInputs(session->model, specs, seed);
       VerifyRun result;
+      result.session = session;
       result.report = std::make_shared<VerifyReport>(verify(*session->model.module, *session->graphModule, inputs, options));
       TensorDict td = inputs.clone(), out;
       result.records = session->graphModule->forwardRecorded(td, &out);
       return result;
     } catch (const std::exception& e) {
-      return {nullptr, {}, QString::fromStdString(e.what())};
+      return {session, nullptr, {}, QString::fromStdString(e.what())};
     }
   }));
 }
@@ -184,6 +185,7 @@ void VerifyPanel::onFinished() {
   progress_->hide();
   runButton_->setEnabled(session_ != nullptr);
   const VerifyRun result = watcher_.result();
+  if (result.session != session_) return;  // another model was opened meanwhile
   if (result.report) showReport(*result.report);
   else summary_->setText(result.error);
   Q_EMIT finished(result);

@@ -16,6 +16,9 @@ class GraphView : public QGraphicsView {
   Minimap* minimap() const { return minimap_; }
   /// Call after the scene's contents change.
   void sceneChanged();
+  /// View > Overview: whether the overview may be shown at all.
+  void setOverviewEnabled(bool on);
+  bool overviewEnabled() const { return overviewEnabled_; }
 
  Q_SIGNALS:
   /// The zoom level changed (the transform's scale).
@@ -30,6 +33,7 @@ class GraphView : public QGraphicsView {
   void scaleChanged();
 
   Minimap* minimap_ = nullptr;
+  bool overviewEnabled_ = true;
 };
 
 }  // namespace tdfx::ui

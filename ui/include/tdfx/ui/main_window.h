@@ -3,6 +3,7 @@
 // Go and Help menus. Loading, tracing, layout and verification run on worker threads; the window
 // stays responsive and a load can be cancelled.
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QHash>
 #include <QMainWindow>
 #include <QSet>
@@ -123,13 +124,15 @@ class MainWindow : public QMainWindow {
   // main_window.cpp
   void onLoaded();
   void onVerified(const VerifyRun& run);
-  void showError(const QString& message);
   void showNode(const QString& id);
   void onCodeCursorMoved();
   void relayoutCurrent();
   void showSession();
   void applyOverlays();
   void markKeys(const std::vector<NestedKey>& keys);
+  QSet<QString> keyUseNodes() const;
+  QStringList matchingNodes(const QString& text) const;
+  void showError(const QString& message, bool failedLoad);
   QString find(const QString& text, int direction);
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
   void selectAndCenter(const QString& id);
@@ -175,6 +178,9 @@ class MainWindow : public QMainWindow {
     int generation = 0;
   };
   QFutureWatcher<LayoutOutcome> layouter_;
+  /// Layouts run one at a time on their own pool, so waiting for it waits for every layout
+  /// worker, including ones whose results were superseded (they still read node metadata).
+  QThreadPool layoutPool_;
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
   void onLaidOut();
@@ -187,6 +193,7 @@ class MainWindow : public QMainWindow {
   bool timeOverlay_ = false;
   bool syncingCode_ = false;
   QStringList matches_;
+  std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout
   QString matchedText_;
   QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
   QStringList back_, forward_;

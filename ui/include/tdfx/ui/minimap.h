@@ -6,11 +6,13 @@
 
 namespace tdfx::ui {
 
+class GraphView;
+
 class Minimap : public QGraphicsView {
   Q_OBJECT
  public:
   /// A child of `main`'s viewport, drawing `main`'s scene.
-  explicit Minimap(QGraphicsView* main);
+  explicit Minimap(GraphView* main);
   /// Fits the scene, places the overview in the bottom-right corner, shows it when the main view
   /// does not show the whole scene, and redraws the frame.
   void refresh();
@@ -24,7 +26,7 @@ class Minimap : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
 
  private:
-  QGraphicsView* main_;
+  GraphView* main_;
 };
 
 }  // namespace tdfx::ui

@@ -23,6 +23,7 @@ struct ModelSession;
 
 /// What a run hands back to the GUI thread: a report and per-node records, or the error.
 struct VerifyRun {
+  std::shared_ptr<const ModelSession> session;  ///< the model it ran on
   std::shared_ptr<VerifyReport> report;
   std::vector<NodeRunRecord> records;  ///< the traced graph on the same inputs (by node index)
   QString error;

@@ -225,12 +225,6 @@ TEST(Panels, DarkThemeAboutBoxAndOverview) {
   EXPECT_TRUE(w.scene()->sceneRect().contains(w.view()->minimap()->visibleSceneRect().center()));
 }
 
-}  // namespace
-}  // namespace tdfx::ui
-
-namespace tdfx::ui {
-namespace {
-
 TEST(Panels, AVerifyRunOfThePreviousModelIsDropped) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));

@@ -16,6 +16,7 @@
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/minimap.h"
 #include "tdfx/ui/verify_panel.h"
+#include "support/synthetic_graph.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
 
@@ -23,6 +24,10 @@ namespace tdfx::ui {
 namespace {
 
 using tdfx::testing::fixture;
+
+bool shownWhole(const GraphView& view, const GraphScene& scene) {
+  return view.mapToScene(view.viewport()->rect()).boundingRect().contains(scene.sceneRect().adjusted(1, 1, -1, -1));
+}
 
 TEST(Panels, SearchMarksEveryMatchAndCyclesBothWays) {
   MainWindow w(/*interactive=*/false);
@@ -223,6 +228,35 @@ TEST(Panels, DarkThemeAboutBoxAndOverview) {
   ASSERT_NE(w.view()->minimap(), nullptr);
   EXPECT_TRUE(w.view()->minimap()->isVisible());
   EXPECT_TRUE(w.scene()->sceneRect().contains(w.view()->minimap()->visibleSceneRect().center()));
+}
+
+TEST(Panels, ATallGraphOpensReadableAtItsStart) {
+  ViewOptions options;
+  options.hierarchy.expandAll = true;
+  const ViewGraph view = buildView(tdfx::testing::syntheticTransformer(600), options);
+  GraphScene scene;
+  scene.showGraph(view, layoutView(view));
+  GraphView graphView;
+  graphView.setScene(&scene);
+  graphView.resize(1000, 700);
+  graphView.show();
+  graphView.sceneChanged();
+  graphView.showStart();
+  ASSERT_NE(graphView.minimap(), nullptr);
+  EXPECT_GE(graphView.transform().m11(), 0.5);  // fitting it all would be far below readable
+  const QRectF shown = graphView.minimap()->visibleSceneRect();
+  EXPECT_LT(shown.top() - scene.sceneRect().top(), 1.0);  // the start: where the input is
+  EXPECT_TRUE(graphView.minimap()->isVisible());
+  // A small graph is simply fitted.
+  ViewGraph small;
+  small.nodes.resize(2);
+  small.nodes[0].id = "a";
+  small.nodes[1].id = "b";
+  small.edges.push_back({"a", "b", ""});
+  scene.showGraph(small, layoutView(small));
+  graphView.sceneChanged();
+  graphView.showStart();
+  EXPECT_TRUE(shownWhole(graphView, scene));
 }
 
 TEST(Panels, AVerifyRunOfThePreviousModelIsDropped) {

@@ -1,6 +1,7 @@
 #include "tdfx/ui/graph_view.h"
 
 #include <QKeyEvent>
+#include <algorithm>
 #include <QWheelEvent>
 
 #include "tdfx/ui/minimap.h"
@@ -48,6 +49,23 @@ void GraphView::zoomBy(double factor) {
 
 void GraphView::fitAll() {
   if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  scaleChanged();
+}
+
+void GraphView::showStart() {
+  fitAll();
+  constexpr double kReadable = 0.5;  // below this scale labels are hard to read
+  if (!scene() || transform().m11() >= kReadable) return;
+  const QRectF r = scene()->sceneRect();
+  const bool tall = r.height() >= r.width();
+  // Fit the narrow side when that is readable, else the readable minimum; never above 100 %.
+  const double across = tall ? viewport()->width() / r.width() : viewport()->height() / r.height();
+  const double s = std::clamp(across, kReadable, 1.0);
+  resetTransform();
+  scale(s, s);
+  const double halfW = viewport()->width() / (2 * s), halfH = viewport()->height() / (2 * s);
+  if (tall) centerOn(r.center().x(), r.top() + halfH);
+  else centerOn(r.left() + halfW, r.center().y());
   scaleChanged();
 }
 

@@ -216,7 +216,7 @@ void MainWindow::onLoaded() {
   inspector_->clear();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
-  view_->fitAll();
+  view_->showStart();
   const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();
   status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms, scene %6 ms")
                        .arg(scene_->nodeCount())
@@ -300,7 +300,7 @@ void MainWindow::onLaidOut() {
   const auto start = std::chrono::steady_clock::now();
   applyLayout(*session_, std::move(*outcome.layout));
   showSession();
-  view_->fitAll();
+  view_->showStart();
   if (!selectAfterLayout_.isEmpty()) {
     selectAndCenter(viewIdOfIr_.value(selectAfterLayout_, selectAfterLayout_));
     selectAfterLayout_.clear();
@@ -390,6 +390,7 @@ void MainWindow::expandScope(const QString& nodeId) {
   const ViewNode* v = session_->view.findNode(nodeId.toStdString());
   if (!v || v->kind != ViewNode::Kind::Collapsed) return;
   options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
+  if (!v->irNodes.empty()) selectAfterLayout_ = QString::fromStdString(v->irNodes.front());  // show what opened
   options_.hierarchy.collapsed.erase(v->scope);
   options_.hierarchy.expanded.insert(v->scope);
   relayoutCurrent();
@@ -405,6 +406,9 @@ void MainWindow::collapseScope(const QString& scope) {
   }
   options_.hierarchy.expanded.erase(scope.toStdString());
   options_.hierarchy.collapsed.insert(scope.toStdString());
+  // Show the collapsed module where the selection (the node right-clicked) was.
+  if (const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString()); v && !v->irNodes.empty())
+    selectAfterLayout_ = QString::fromStdString(v->irNodes.front());
   relayoutCurrent();
 }
 

@@ -12,6 +12,9 @@ class GraphView : public QGraphicsView {
   explicit GraphView(QWidget* parent = nullptr);
   void zoomBy(double factor);
   void fitAll();
+  /// The first view of a graph: all of it when that is readable, otherwise its start (top, or left
+  /// for left-to-right graphs) at a readable scale, the overview showing where that is.
+  void showStart();
   /// The overview in the corner (created with the view; shown when the graph is larger than the window).
   Minimap* minimap() const { return minimap_; }
   /// Call after the scene's contents change.

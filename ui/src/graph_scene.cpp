@@ -110,7 +110,7 @@ class NodeItem : public QGraphicsItem {
     setToolTip(id_);
     setData(0, id_);
   }
-  QRectF boundingRect() const override { return rect_.adjusted(-2, -2, 2, 2); }
+  QRectF boundingRect() const override { return rect_.adjusted(-5, -5, 5, 5); }  // room for the halo
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     if (lod < kTinyDetail && !marks_ && !isSelected() && !highlighted_) {  // a far view: a coloured dot
@@ -119,8 +119,8 @@ class NodeItem : public QGraphicsItem {
     }
     if (marks_ & GraphScene::SearchMatch) {  // a halo behind the node
       p->setPen(Qt::NoPen);
-      p->setBrush(QColor(255, 214, 0, 170));
-      p->drawRoundedRect(rect_.adjusted(-1, -1, 1, 1), 4, 4);
+      p->setBrush(QColor(255, 200, 0, 200));
+      p->drawRoundedRect(rect_.adjusted(-5, -5, 5, 5), 6, 6);
     }
     QColor outline("#333333");
     double width = 1.0;

@@ -40,11 +40,13 @@ std::string printGraph(const Graph& graph) {
 
 namespace tdfx {
 
-std::string formatTensorMeta(const TensorMeta& meta) {
-  std::string s = dtypeToString(meta.dtype) + "[";
-  for (size_t i = 0; i < meta.shape.size(); ++i) s += (i ? ", " : "") + std::to_string(meta.shape[i]);
+std::string formatShape(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+
+std::string formatTensorMeta(const TensorMeta& meta) { return dtypeToString(meta.dtype) + formatShape(meta.shape); }
 
 std::string printGraphWithShapes(const Graph& graph) {
   std::string out = "graph():";

@@ -26,7 +26,6 @@ std::string xmlEscape(const std::string& s) {
 
 namespace {
 
-std::string xml(const std::string& s) { return xmlEscape(s); }
 
 std::string num(double v) {
   char buf[32];
@@ -79,15 +78,15 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                     num(layout.width + 2 * pad) + "pt\" height=\"" + num(layout.height + 2 * pad) + "pt\" viewBox=\"" +
                     num(-pad) + " " + num(-pad) + " " + num(layout.width + 2 * pad) + " " + num(layout.height + 2 * pad) +
-                    "\">\n<title>" + xml(view.name) + "</title>\n"
+                    "\">\n<title>" + xmlEscape(view.name) + "</title>\n"
                     "<style>text{font-family:Helvetica,Arial,sans-serif;font-size:10px}</style>\n"
                     "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"8\" "
                     "markerHeight=\"8\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"#333\"/></marker></defs>\n";
   for (const auto& c : layout.clusters)
-    out += "<g class=\"cluster\" id=\"" + xml(c.id) + "\"><rect x=\"" + num(c.x) + "\" y=\"" + num(c.y) + "\" width=\"" +
+    out += "<g class=\"cluster\" id=\"" + xmlEscape(c.id) + "\"><rect x=\"" + num(c.x) + "\" y=\"" + num(c.y) + "\" width=\"" +
            num(c.width) + "\" height=\"" + num(c.height) +
            "\" rx=\"6\" fill=\"#F6F8FA\" stroke=\"#9AA5B1\"/><text x=\"" + num(c.x + 6) + "\" y=\"" + num(c.y + 12) +
-           "\">" + xml(c.title) + "</text></g>\n";
+           "\">" + xmlEscape(c.title) + "</text></g>\n";
   for (const auto& e : layout.edges) {
     if (e.points.empty()) continue;
     std::string d = "M" + num(e.points[0].x) + "," + num(e.points[0].y);
@@ -95,16 +94,16 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
       d += " C" + num(e.points[i].x) + "," + num(e.points[i].y) + " " + num(e.points[i + 1].x) + "," +
            num(e.points[i + 1].y) + " " + num(e.points[i + 2].x) + "," + num(e.points[i + 2].y);
     if (e.arrowTip) d += " L" + num(e.arrowTip->x) + "," + num(e.arrowTip->y);
-    out += "<g class=\"edge\"><title>" + xml(e.from + "->" + e.to) + "</title><path d=\"" + d +
+    out += "<g class=\"edge\"><title>" + xmlEscape(e.from + "->" + e.to) + "</title><path d=\"" + d +
            "\" fill=\"none\" stroke=\"#333\" marker-end=\"url(#arrow)\"/>";
     if (!e.label.empty())
-      out += "<text x=\"" + num(e.labelPos.x) + "\" y=\"" + num(e.labelPos.y) + "\" font-size=\"8\">" + xml(e.label) + "</text>";
+      out += "<text x=\"" + num(e.labelPos.x) + "\" y=\"" + num(e.labelPos.y) + "\" font-size=\"8\">" + xmlEscape(e.label) + "</text>";
     out += "</g>\n";
   }
   for (const auto& b : layout.nodes) {
     const ViewNode* v = nodes.count(b.id) ? nodes.at(b.id) : nullptr;
     const std::string fill = colorToHex(v ? v->fillColor : "");
-    out += "<g class=\"node\" id=\"" + xml(b.id) + "\">";
+    out += "<g class=\"node\" id=\"" + xmlEscape(b.id) + "\">";
     if (v && v->shape == "ellipse")
       out += "<ellipse cx=\"" + num(b.x) + "\" cy=\"" + num(b.y) + "\" rx=\"" + num(b.width / 2) + "\" ry=\"" +
              num(b.height / 2) + "\" fill=\"" + fill + "\" stroke=\"#333\"/>";
@@ -116,7 +115,7 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
     const double lineHeight = 12;
     double y = b.y - (lines.size() - 1) * lineHeight / 2 + 3.5;
     for (const std::string& line : lines) {
-      out += "<text x=\"" + num(b.x) + "\" y=\"" + num(y) + "\" text-anchor=\"middle\">" + xml(line) + "</text>";
+      out += "<text x=\"" + num(b.x) + "\" y=\"" + num(y) + "\" text-anchor=\"middle\">" + xmlEscape(line) + "</text>";
       y += lineHeight;
     }
     out += "</g>\n";

@@ -108,11 +108,7 @@ std::string fxLabel(const Node& n, bool shapes) {
   return label + "}";
 }
 
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+
 
 // tdfx's short label: "Linear 100→50", "Conv2d 3→64 (7, 7)", "relu", ".view".
 std::string shortLabel(const Node& n) {
@@ -150,11 +146,6 @@ const char* tdfxColor(OpKind op) {
 constexpr const char* kKeyReadColor = "#9CCBF0";
 constexpr const char* kKeyWriteColor = "#F4B6AE";
 constexpr const char* kCollapsedColor = "#F7D9B5";
-
-struct Visibility {
-  // For each IR node: the view node id it is drawn as ("" when not drawn).
-  std::vector<std::string> viewId;
-};
 
 }  // namespace
 
@@ -224,17 +215,17 @@ size_t countVisible(const std::vector<std::vector<std::string>>& chains, int dep
   return visible;
 }
 
-}  // namespace
+// Every node's scope chain, by node index.
+std::vector<std::vector<std::string>> scopeChains(const Graph& graph) {
+  std::vector<std::vector<std::string>> chains(graph.size());
+  for (const auto& n : graph.nodes()) chains[n->index()] = scopesOf(*n);
+  return chains;
+}
 
-int autoDepth(const Graph& graph, int maxVisibleNodes) {
-  // Each node's scope chain once, then one count per candidate depth.
-  std::vector<std::vector<std::string>> chains;
-  chains.reserve(graph.size());
+// The largest depth showing at most `maxVisibleNodes` nodes, one count per candidate depth.
+int autoDepth(const std::vector<std::vector<std::string>>& chains, int maxVisibleNodes) {
   size_t maxDepth = 0;
-  for (const auto& n : graph.nodes()) {
-    chains.push_back(scopesOf(*n));
-    maxDepth = std::max(maxDepth, chains.back().size());
-  }
+  for (const auto& chain : chains) maxDepth = std::max(maxDepth, chain.size());
   int best = 0;
   for (int d = 0; d <= static_cast<int>(maxDepth); ++d) {
     if (countVisible(chains, d) > static_cast<size_t>(maxVisibleNodes)) break;
@@ -243,13 +234,18 @@ int autoDepth(const Graph& graph, int maxVisibleNodes) {
   return best;
 }
 
+}  // namespace
+
+int autoDepth(const Graph& graph, int maxVisibleNodes) { return autoDepth(scopeChains(graph), maxVisibleNodes); }
+
 ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   const Graph& graph = *traced.graph;
   const HierarchyState& h = options.hierarchy;
   ViewGraph view;
   view.rankdir = options.rankdir;
   view.style = options.style;
-  view.depth = h.expandAll ? 1000 : h.depth ? *h.depth : autoDepth(graph, h.maxVisibleNodes);
+  const std::vector<std::vector<std::string>> chains = scopeChains(graph);  // once, for depth and folding
+  view.depth = h.expandAll ? 1000 : h.depth ? *h.depth : autoDepth(chains, h.maxVisibleNodes);
   const bool fx = options.style == ViewStyle::Fx;
 
   // Scope metadata: module types by path, TensorDictModule titles.
@@ -283,7 +279,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     if (!fx && (n.op() == OpKind::Placeholder || n.op() == OpKind::Output)) continue;
-    const auto chain = scopesOf(n);
+    const auto& chain = chains[n.index()];
     const std::string folded = collapsedScope(chain, view.depth, h);
     if (!folded.empty()) {
       auto it = collapsedIndex.find(folded);
@@ -292,13 +288,12 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         v.id = "scope:" + folded;
         v.kind = ViewNode::Kind::Collapsed;
         v.scope = folded;
-        std::string shown = folded;
         std::string type = scopeTypes.count(folded) ? lastPart(scopeTypes[folded]) : "";
         if (tdTitles.count(folded)) type = tdTitles[folded];
-        v.lines = {lastPart(folded) == "module" ? folded : shown, type};
+        v.lines = {folded, type};
         v.fillColor = fx ? "LemonChiffon1" : kCollapsedColor;
         v.shape = fx ? "record" : "box3d";
-        if (fx) v.recordLabel = "{" + recordEscape(shown) + "|" + recordEscape(type) + "\\n}";
+        if (fx) v.recordLabel = "{" + recordEscape(folded) + "|" + recordEscape(type) + "\\n}";
         v.cluster = innermostCluster(chain, folded);
         collapsedIndex[folded] = view.nodes.size();
         view.nodes.push_back(v);
@@ -340,7 +335,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         w.shape = "record";
         w.fillColor = "Salmon";
         w.recordLabel = "{" + recordEscape(w.id) + "|op_code=get_" + (p.isBuffer ? "buffer" : "parameter") + "\\l" +
-                        dtypeRepr(p.dtype) + recordEscape(shapeText(p.shape)) + "\\n}";
+                        dtypeRepr(p.dtype) + recordEscape(formatShape(p.shape)) + "\\n}";
         w.cluster = view.nodes.back().cluster;
         view.edges.push_back({w.id, n.name(), ""});
         view.nodes.push_back(std::move(w));

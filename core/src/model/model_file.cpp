@@ -194,11 +194,9 @@ json decodeDebugInfo(const torch::jit::Module& root) {
       if (!range.source()) return;
       auto original = range.findSourceRangeThatGenerated();
       if (!original || !original->source()) return;
-      auto flc = original->file_line_col();
-      const size_t end = std::min(original->source()->size(), original->end() + size_t(512));
-      std::string window = original->source()->text_str().substr(original->start(), end - original->start()).str();
-      nodes.push_back({i, flc ? std::get<0>(*flc) : "", flc ? std::get<1>(*flc) : 0,
-                       json::binary(std::vector<std::uint8_t>(window.begin(), window.end())), original->end() - original->start()});
+      const SourceLocation loc = sourceLocationOf(*original);
+      nodes.push_back({i, loc.file, loc.line, json::binary(std::vector<std::uint8_t>(loc.window.begin(), loc.window.end())),
+                       loc.rangeLength});
     });
     if (!nodes.empty()) out[name] = std::move(nodes);
   });
@@ -250,20 +248,16 @@ void checkTensorFits(const at::Tensor& t, const std::string& what, const std::st
                          ": the archive is damaged");
 }
 
-void checkTensorConstants(torch::jit::Block* block, const std::string& path) {
-  for (torch::jit::Node* node : block->nodes()) {
-    if (node->kind() == c10::prim::Constant && node->output()->type()->kind() == c10::TypeKind::TensorType) {
-      if (auto v = torch::jit::toIValue(node->output()); v && v->isTensor()) checkTensorFits(v->toTensor(), "constant", path);
-    }
-    for (torch::jit::Block* sub : node->blocks()) checkTensorConstants(sub, path);
-  }
-}
-
 void checkTensorStorage(const torch::jit::Module& root, const std::string& path) {
   for (const auto& attr : root.named_attributes(/*recurse=*/true))
     if (attr.value.isTensor()) checkTensorFits(attr.value.toTensor(), "'" + attr.name + "'", path);
-  for (torch::jit::Function* fn : root._ivalue()->compilation_unit()->get_functions())
-    if (fn->isGraphFunction()) checkTensorConstants(torch::jit::toGraphFunction(*fn).graph()->block(), path);
+  forEachFunction(root, [&](const std::string&, torch::jit::Block* block) {
+    size_t ordinal = 0;
+    forEachNode(block, ordinal, [&](size_t, torch::jit::Node* node) {
+      if (node->kind() != c10::prim::Constant || node->output()->type()->kind() != c10::TypeKind::TensorType) return;
+      if (auto v = torch::jit::toIValue(node->output()); v && v->isTensor()) checkTensorFits(v->toTensor(), "constant", path);
+    });
+  });
 }
 
 // LibTorch's TorchScript importer can crash (not throw) on damaged code or debug info inside an

@@ -68,10 +68,12 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
   torch::NoGradGuard noGrad;
   const auto& nodes = traced_.graph->nodes();
   std::vector<c10::IValue> env(nodes.size());
-  std::vector<bool> keep(nodes.size(), false);
+  std::vector<bool> keep;  // values to keep for the caller (capture); empty: free everything
   if (records) records->assign(nodes.size(), NodeRunRecord{});
-  if (capture)
+  if (capture) {
+    keep.assign(nodes.size(), false);
     for (const Node* n : *capture) keep.at(n->index()) = true;
+  }
 
   std::function<c10::IValue(const KernelInput&)> evalInput = [&](const KernelInput& in) -> c10::IValue {
     switch (in.kind) {
@@ -105,7 +107,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
   for (const auto& nodePtr : nodes) {
     Node& node = *nodePtr;
     const size_t i = node.index();
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = records ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     try {
       if (node.op() == OpKind::Placeholder) continue;
       if (node.op() == OpKind::Output) {
@@ -153,7 +155,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
     }
     // Free values after their last use, like the `x = None` lines of FX code.
     for (size_t used : freeAfter_[i])
-      if (!keep[used]) env[used] = c10::IValue();
+      if (keep.empty() || !keep[used]) env[used] = c10::IValue();
   }
   if (captured) {
     captured->clear();

@@ -1,5 +1,7 @@
 #include "tdfx/runtime/verify.h"
 
+#include "tdfx/ir/graph_printer.h"
+
 #include <chrono>
 #include <cstring>
 #include <iomanip>
@@ -103,12 +105,6 @@ std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, cons
       return Divergence{w.node->name(), w.module, w.key};
   }
   return std::nullopt;
-}
-
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 }  // namespace
@@ -238,7 +234,7 @@ std::string formatReport(const VerifyReport& r) {
     << "max |a-b|" << std::setw(13) << "max rel" << std::setw(9) << "bitwise" << std::setw(10) << "NaN/Inf"
     << "result\n";
   for (const auto& k : r.keys) {
-    s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20) << shapeText(k.eagerShape) << std::setw(10)
+    s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20) << formatShape(k.eagerShape) << std::setw(10)
       << k.eagerDtype << std::setw(13) << std::setprecision(4) << k.maxAbsDiff << std::setw(13) << k.maxRelDiff
       << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(10)
       << (std::to_string(k.eagerNaN + k.tracedNaN) + "/" + std::to_string(k.eagerInf + k.tracedInf))

@@ -113,17 +113,7 @@ std::optional<SourceLocation> ModuleTracer::userSource(jit::Node* node) const {
   if (!range.source()) return std::nullopt;
   auto original = originalRange(range);
   if (!original || !original->source()) return std::nullopt;
-  const jit::SourceRange& r = *original;
-  SourceLocation loc;
-  // A window of the source from the range's start, enough to complete a call's argument list.
-  const size_t end = std::min(r.source()->size(), r.end() + size_t(512));
-  loc.window = r.source()->text_str().substr(r.start(), end - r.start()).str();
-  loc.rangeLength = r.end() - r.start();
-  if (auto flc = r.file_line_col()) {
-    loc.file = std::get<0>(*flc);
-    loc.line = static_cast<int>(std::get<1>(*flc));
-  }
-  return loc;
+  return sourceLocationOf(*original);
 }
 
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {

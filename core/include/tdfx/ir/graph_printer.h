@@ -15,6 +15,9 @@ std::string printGraph(const Graph& graph);
 /// `%relu : [#users=1] = ...  # float32[32, 50]`. Nodes without recorded shapes print as usual.
 std::string printGraphWithShapes(const Graph& graph);
 
+/// "[32, 50]": a shape as tdfx prints it everywhere (tables, labels, inspector).
+std::string formatShape(const std::vector<int64_t>& shape);
+
 /// "float32[32, 50]" for one recorded output.
 std::string formatTensorMeta(const TensorMeta& meta);
 

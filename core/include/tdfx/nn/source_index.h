@@ -1,5 +1,6 @@
 #pragma once
 // Where TorchScript nodes came from in the user's Python source.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,6 +17,21 @@ struct SourceLocation {
   size_t rangeLength = 0;   ///< how much of `window` the recorded range covers
 };
 
+/// The location of an original (user-written) source range: file, line, and a window of the
+/// source from the range's start, long enough to complete a call's argument list. The one place
+/// that decides what a location holds, for both the isolated loader and the in-process tracer.
+inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) {
+  SourceLocation loc;
+  const size_t end = std::min(original.source()->size(), original.end() + size_t(512));
+  loc.window = original.source()->text_str().substr(original.start(), end - original.start()).str();
+  loc.rangeLength = original.end() - original.start();
+  if (auto flc = original.file_line_col()) {
+    loc.file = std::get<0>(*flc);
+    loc.line = static_cast<int>(std::get<1>(*flc));
+  }
+  return loc;
+}
+
 /// Source locations of the nodes of a loaded archive. LibTorch decodes an archive's debug info
 /// lazily and can crash on a damaged one, so the model loader decodes it in an isolated child
 /// process and hands the result to the tracer through this index; the tracer then never touches
@@ -29,7 +45,6 @@ class SourceIndex {
     auto it = map_.find(node);
     return it == map_.end() ? nullptr : &it->second;
   }
-  size_t size() const { return map_.size(); }
 
  private:
   std::unordered_map<const torch::jit::Node*, SourceLocation> map_;

@@ -23,6 +23,14 @@ std::vector<tdfx::InputSpec> parseInputs(const std::vector<std::string>& flags) 
   return specs;
 }
 
+// --shapes: one run on the file's example inputs (or --input overrides) records each node's outputs.
+void recordShapes(tdfx::GraphModule& gm, const tdfx::ModelFile& model, const std::vector<std::string>& inputs,
+                  uint64_t seed) {
+  tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(inputs), seed);
+  tdfx::TensorDict out;
+  gm.forwardAndRecordShapes(td, &out);
+}
+
 struct TraceOptions {
   std::string model;
   bool graph = false, code = false, shapes = false;
@@ -34,11 +42,7 @@ int runTrace(const TraceOptions& o) {
   const tdfx::ModelFile model = tdfx::loadModelFile(o.model);
   tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
   const bool both = !o.graph && !o.code;
-  if (o.shapes) {
-    tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(o.inputs), o.seed);
-    tdfx::TensorDict out;
-    gm.forwardAndRecordShapes(td, &out);
-  }
+  if (o.shapes) recordShapes(gm, model, o.inputs, o.seed);
   if (o.graph || both) std::cout << (o.shapes ? tdfx::printGraphWithShapes(gm.graph()) : gm.graphText()) << "\n";
   if (o.code || both) std::cout << gm.code().text;
   return 0;
@@ -74,11 +78,7 @@ int runExport(const ExportFlags& f) {
   (void)format;
   const tdfx::ModelFile model = tdfx::loadModelFile(f.model);
   tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
-  if (f.shapes) {
-    tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(f.inputs), f.seed);
-    tdfx::TensorDict out;
-    gm.forwardAndRecordShapes(td, &out);
-  }
+  if (f.shapes) recordShapes(gm, model, f.inputs, f.seed);
   tdfx::ViewOptions options;
   options.style = f.style == "fx" ? tdfx::ViewStyle::Fx : tdfx::ViewStyle::Tdfx;
   options.rankdir = f.rankdir;

@@ -213,6 +213,7 @@ GraphScene::~GraphScene() {
 void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   nodes_.clear();
   edgesOf_.clear();
+  neighboursOf_.clear();
   highlightedEdgesOf_.clear();
   {
     const QSignalBlocker blocker(this);  // clearing a selection must not reach the old items
@@ -253,8 +254,11 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
     auto* item = new EdgeItem(path, arrow, QString::fromStdString(e.label), QPointF(e.labelPos.x, e.labelPos.y - 6),
                               QColor(dark_ ? "#A8B3BD" : "#444444"), QColor(dark_ ? "#C0C8D0" : "#555555"));
     addItem(item);
-    edgesOf_[QString::fromStdString(e.from)].append(item);
-    edgesOf_[QString::fromStdString(e.to)].append(item);
+    const QString from = QString::fromStdString(e.from), to = QString::fromStdString(e.to);
+    edgesOf_[from].append(item);
+    edgesOf_[to].append(item);
+    neighboursOf_[from].append(to);
+    neighboursOf_[to].append(from);
     ++edgeCount_;
   }
 }
@@ -292,18 +296,20 @@ void GraphScene::setEdgesHighlighted(const QString& id, bool on) {
   for (QGraphicsItem* edge : edgesOf_.value(id)) static_cast<EdgeItem*>(edge)->setHighlighted(on);
 }
 
+void GraphScene::setNeighboursHighlighted(const QString& id, bool on) {
+  for (const QString& other : neighboursOf_.value(id))
+    if (other != id)
+      if (NodeItem* item = nodes_.value(other)) item->setHighlighted(on);
+}
+
 void GraphScene::onSelectionChanged() {
-  for (NodeItem* n : nodes_) n->setHighlighted(false);
-  if (!highlightedEdgesOf_.isEmpty()) setEdgesHighlighted(highlightedEdgesOf_, false);
+  // Only the previous selection's edges and neighbours are lit: unlight those, light the new ones.
+  setEdgesHighlighted(highlightedEdgesOf_, false);
+  setNeighboursHighlighted(highlightedEdgesOf_, false);
   const QString id = selectedNode();
   highlightedEdgesOf_ = id;
   setEdgesHighlighted(id, true);
-  // The selection's producers and consumers: the other ends of its edges.
-  for (QGraphicsItem* edge : edgesOf_.value(id)) {
-    for (auto it = edgesOf_.cbegin(); it != edgesOf_.cend(); ++it)
-      if (it.key() != id && it.value().contains(edge))
-        if (NodeItem* other = nodes_.value(it.key())) other->setHighlighted(true);
-  }
+  setNeighboursHighlighted(id, true);  // its producers and consumers
   Q_EMIT nodeSelected(id);
 }
 

@@ -22,7 +22,6 @@ void GraphView::scaleChanged() {
   // Antialiasing thousands of tiny shapes costs more than it shows: only when zoomed in enough.
   setRenderHint(QPainter::Antialiasing, transform().m11() >= 0.25);
   if (minimap_) minimap_->refresh();
-  Q_EMIT zoomed(transform().m11());
 }
 
 void GraphView::sceneChanged() {

@@ -7,7 +7,14 @@ namespace tdfx::ui {
 
 namespace {
 
-constexpr int kKeyRole = Qt::UserRole;  // QStringList of the key's parts, on leaf items
+constexpr int kKeyRole = Qt::UserRole;        // QStringList of the key's parts, on leaf items
+constexpr int kGroupRole = Qt::UserRole + 1;  // "inputs", "intermediates", "outputs", on group items
+
+QTreeWidgetItem* childNamed(const QTreeWidgetItem* parent, const QString& text) {
+  for (int i = 0; i < parent->childCount(); ++i)
+    if (parent->child(i)->text(0) == text) return parent->child(i);
+  return nullptr;
+}
 
 void collectKeys(const QTreeWidgetItem* item, std::vector<NestedKey>& keys) {
   const QStringList parts = item->data(0, kKeyRole).toStringList();
@@ -25,9 +32,7 @@ void addKey(QTreeWidgetItem* group, const NestedKey& key) {
   for (const std::string& part : key.parts()) {
     const QString text = QString::fromStdString(part);
     sofar << text;
-    QTreeWidgetItem* child = nullptr;
-    for (int i = 0; i < parent->childCount() && !child; ++i)
-      if (parent->child(i)->text(0) == text) child = parent->child(i);
+    QTreeWidgetItem* child = childNamed(parent, text);
     if (!child) child = new QTreeWidgetItem(parent, {text});
     parent = child;
   }
@@ -68,7 +73,7 @@ void KeysPanel::setKeys(const TracedGraph& traced, const std::vector<NestedKey>&
   }
   const auto group = [this](const QString& name, const std::vector<NestedKey>& keys) {
     auto* item = new QTreeWidgetItem(this, {name});
-    item->setData(0, Qt::UserRole + 1, name);
+    item->setData(0, kGroupRole, name);
     QFont bold = item->font(0);
     bold.setBold(true);
     item->setFont(0, bold);
@@ -90,14 +95,9 @@ std::vector<NestedKey> KeysPanel::selectedKeys() const {
 QTreeWidgetItem* KeysPanel::itemFor(const QString& group, const NestedKey& key) const {
   for (int g = 0; g < topLevelItemCount(); ++g) {
     QTreeWidgetItem* item = topLevelItem(g);
-    if (item->data(0, Qt::UserRole + 1).toString() != group) continue;
-    for (const std::string& part : key.parts()) {
-      QTreeWidgetItem* next = nullptr;
-      for (int i = 0; i < item->childCount() && !next; ++i)
-        if (item->child(i)->text(0) == QString::fromStdString(part)) next = item->child(i);
-      if (!next) return nullptr;
-      item = next;
-    }
+    if (item->data(0, kGroupRole).toString() != group) continue;
+    for (const std::string& part : key.parts())
+      if (!(item = childNamed(item, QString::fromStdString(part)))) return nullptr;
     return item;
   }
   return nullptr;

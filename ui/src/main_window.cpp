@@ -144,7 +144,6 @@ QString MainWindow::statusText() const { return status_->text(); }
 // ---- Opening -------------------------------------------------------------------------------
 
 void MainWindow::openFile(const QString& path) {
-  loadCancelled_ = false;
   // A new model starts at its own default depth; expansions of the previous one do not apply.
   options_.hierarchy.depth.reset();
   options_.hierarchy.expanded.clear();
@@ -164,7 +163,6 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::cancelLoad() {
   if (!isLoading()) return;
-  loadCancelled_ = true;
   // QtConcurrent::run cannot stop LibTorch mid-load; the worker finishes on its own and its
   // result is dropped. The window is free at once.
   loader_.setFuture(QFuture<LoadOutcome>());
@@ -189,7 +187,7 @@ void MainWindow::setIdle() {
 }
 
 void MainWindow::onLoaded() {
-  if (loadCancelled_ || loader_.future().resultCount() == 0) return;
+  if (loader_.future().resultCount() == 0) return;  // cancelled: the watcher holds an empty future
   setIdle();
   LoadOutcome outcome = loader_.result();
   if (!outcome.session) {
@@ -208,10 +206,7 @@ void MainWindow::onLoaded() {
   back_.clear();
   forward_.clear();
   current_.clear();
-  options_.shapes = false;
-  shapesAction_->setChecked(false);
-  timeOverlay_ = false;
-  timeAction_->setChecked(false);
+  resetRunOverlays();
   showSession();
   inspector_->clear();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
@@ -302,7 +297,7 @@ void MainWindow::onLaidOut() {
   showSession();
   view_->showStart();
   if (!selectAfterLayout_.isEmpty()) {
-    selectAndCenter(viewIdOfIr_.value(selectAfterLayout_, selectAfterLayout_));
+    selectAndCenter(shownAs(selectAfterLayout_));
     selectAfterLayout_.clear();
   }
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -323,23 +318,36 @@ QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) con
   return ids;
 }
 
+void MainWindow::resetRunOverlays() {
+  options_.shapes = false;
+  shapesAction_->setChecked(false);
+  timeAction_->setChecked(false);
+}
+
+QSet<QString> MainWindow::viewIdsUsingKeys(const std::vector<NestedKey>& keys) const {
+  std::vector<std::string> ir;
+  QSet<QString> ids;
+  for (const NestedKey& k : keys) {
+    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
+    ids.insert(QString::fromStdString("out:" + keyToString(k)));  // the out-key node, where drawn
+  }
+  return ids.unite(viewIdsOf(ir));
+}
+
 void MainWindow::applyOverlays() {
   if (!session_) return;
   // Red: the first differing node, and the nodes computing every out key that differs.
   QSet<QString> differs;
   if (report_ && !report_->passed()) {
-    std::vector<std::string> ir;
-    if (report_->divergence) ir.push_back(report_->divergence->node);
-    for (const KeyComparison& k : report_->keys) {
-      if (k.matches) continue;
-      for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k.key)) ir.push_back(n);
-      differs.insert(QString::fromStdString("out:" + keyToString(k.key)));
-    }
-    differs.unite(viewIdsOf(ir));
+    std::vector<NestedKey> differingKeys;
+    for (const KeyComparison& k : report_->keys)
+      if (!k.matches) differingKeys.push_back(k.key);
+    differs = viewIdsUsingKeys(differingKeys);
+    if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
   }
   scene_->setMarked(differs, GraphScene::Differs);
   QHash<QString, double> heat;
-  if (timeOverlay_) {
+  if (timeAction_->isChecked()) {
     QHash<QString, double> seconds;
     double most = 0;
     for (const auto& node : session_->graphModule->graph().nodes()) {
@@ -361,7 +369,7 @@ void MainWindow::setDepth(int depth) {
   options_.hierarchy.depth = depth;
   options_.hierarchy.expanded.clear();
   options_.hierarchy.collapsed.clear();
-  if (expandAllAction_) expandAllAction_->setChecked(false);
+  expandAllAction_->setChecked(false);
   relayoutCurrent();
 }
 
@@ -369,19 +377,19 @@ void MainWindow::setExpandAll(bool on) {
   options_.hierarchy.expandAll = on;
   options_.hierarchy.expanded.clear();  // "expand all" also opens what was collapsed by hand
   options_.hierarchy.collapsed.clear();
-  if (expandAllAction_) expandAllAction_->setChecked(on);
+  expandAllAction_->setChecked(on);
   relayoutCurrent();
 }
 
 void MainWindow::setStyle(ViewStyle style) {
   options_.style = style;
-  if (fxStyleAction_) fxStyleAction_->setChecked(style == ViewStyle::Fx);
+  fxStyleAction_->setChecked(style == ViewStyle::Fx);
   relayoutCurrent();
 }
 
 void MainWindow::setRankdir(const QString& rankdir) {
   options_.rankdir = rankdir == QStringLiteral("LR") ? "LR" : "TB";
-  if (lrAction_) lrAction_->setChecked(options_.rankdir == "LR");
+  lrAction_->setChecked(options_.rankdir == "LR");
   relayoutCurrent();
 }
 
@@ -402,7 +410,7 @@ void MainWindow::collapseScope(const QString& scope) {
   if (options_.hierarchy.expandAll) {  // from "everything open", close just this one
     options_.hierarchy.expandAll = false;
     options_.hierarchy.depth = 1 << 20;
-    if (expandAllAction_) expandAllAction_->setChecked(false);
+    expandAllAction_->setChecked(false);
   }
   options_.hierarchy.expanded.erase(scope.toStdString());
   options_.hierarchy.collapsed.insert(scope.toStdString());
@@ -413,7 +421,7 @@ void MainWindow::collapseScope(const QString& scope) {
 }
 
 void MainWindow::setShapesShown(bool on) {
-  if (shapesAction_) shapesAction_->setChecked(on);
+  shapesAction_->setChecked(on);
   if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
     options_.shapes = true;
     runVerify();
@@ -424,8 +432,7 @@ void MainWindow::setShapesShown(bool on) {
 }
 
 void MainWindow::setTimeOverlay(bool on) {
-  timeOverlay_ = on;
-  if (timeAction_) timeAction_->setChecked(on);
+  timeAction_->setChecked(on);
   if (on && session_ && !report_) {
     runVerify();
     return;
@@ -497,11 +504,7 @@ void MainWindow::runVerify() { verify_->run(); }
 void MainWindow::onVerified(const VerifyRun& run) {
   if (!session_ || run.session != session_) return;  // a run of a model no longer open
   if (!run.report) {
-    // Nothing to show: the overlays asked for stay off.
-    options_.shapes = false;
-    shapesAction_->setChecked(false);
-    timeOverlay_ = false;
-    timeAction_->setChecked(false);
+    resetRunOverlays();  // nothing to show: the overlays asked for stay off
     Q_EMIT verified(false);
     return;
   }
@@ -518,7 +521,7 @@ void MainWindow::onVerified(const VerifyRun& run) {
     relayoutCurrent();
   } else {
     applyOverlays();
-    if (report_->divergence) selectAndCenter(viewIdOfIr_.value(QString::fromStdString(report_->divergence->node)));
+    if (report_->divergence) selectAndCenter(shownAs(QString::fromStdString(report_->divergence->node)));
   }
   Q_EMIT verified(report_->passed());
 }

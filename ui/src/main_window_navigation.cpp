@@ -1,6 +1,7 @@
 // MainWindow's navigation: history of selections (back/forward), search with every match marked,
 // and the nodes that read or write the keys selected in the Keys panel.
 #include <QLabel>
+#include <unordered_map>
 
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
@@ -14,11 +15,15 @@ void MainWindow::selectAndCenter(const QString& id) {
   if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
 }
 
+QString MainWindow::shownAs(const QString& id) const {
+  return scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id);
+}
+
 void MainWindow::revisit(const QString& id) {
   current_ = id;
   navigating_ = true;  // a step through the history is not a new selection
   // After a collapse the node may be inside a collapsed scope: select that instead.
-  selectAndCenter(scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id));
+  selectAndCenter(shownAs(id));
   navigating_ = false;
   backAction_->setEnabled(!back_.isEmpty());
   forwardAction_->setEnabled(!forward_.isEmpty());
@@ -44,13 +49,16 @@ QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
 QStringList MainWindow::matchingNodes(const QString& text) const {
   QStringList ids;
   if (!session_ || text.isEmpty()) return ids;
+  std::unordered_map<std::string, const Node*> byName;  // Graph::findNode is a linear scan
+  for (const auto& node : session_->graphModule->graph().nodes()) byName.emplace(node->name(), node.get());
   const auto matches = [&](const ViewNode& n) {
     QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
                        QString::fromStdString(n.scope)};
     for (const auto& l : n.lines) fields << QString::fromStdString(l);
     for (const auto& ir : n.irNodes) {
       fields << QString::fromStdString(ir);
-      if (const Node* node = session_->graphModule->graph().findNode(ir)) {
+      if (auto it = byName.find(ir); it != byName.end()) {
+        const Node* node = it->second;
         fields << QString::fromStdString(node->target()) << QString::fromStdString(node->meta().moduleType)
                << opKindName(node->op());
         if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
@@ -97,13 +105,9 @@ void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
 QSet<QString> MainWindow::keyUseNodes() const {
   QSet<QString> ids;
   if (!session_) return ids;
-  std::vector<std::string> ir;
-  for (const NestedKey& k : markedKeys_) {
-    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
-    const QString out = QString::fromStdString("out:" + keyToString(k));
-    if (scene_->nodeItem(out)) ids.insert(out);
-  }
-  return ids.unite(viewIdsOf(ir));
+  for (const QString& id : viewIdsUsingKeys(markedKeys_))
+    if (scene_->nodeItem(id)) ids.insert(id);  // out-key nodes exist only in the tdfx style
+  return ids;
 }
 
 }  // namespace tdfx::ui

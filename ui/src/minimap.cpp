@@ -25,9 +25,15 @@ Minimap::Minimap(GraphView* main) : QGraphicsView(main->viewport()), main_(main)
   setRenderHints({});
   setCacheMode(CacheBackground);
   setViewportUpdateMode(MinimalViewportUpdate);
-  // Panning scrolls the viewport's children along with it: put the overview back in its corner.
-  connect(main->horizontalScrollBar(), &QScrollBar::valueChanged, this, &Minimap::refresh);
-  connect(main->verticalScrollBar(), &QScrollBar::valueChanged, this, &Minimap::refresh);
+  // Panning scrolls the viewport's children along with it: put the overview back in its corner
+  // and move its frame (the fit of the scene in the overview does not change).
+  const auto panned = [this] {
+    if (!isVisible()) return;
+    placeInCorner();
+    viewport()->update();
+  };
+  connect(main->horizontalScrollBar(), &QScrollBar::valueChanged, this, panned);
+  connect(main->verticalScrollBar(), &QScrollBar::valueChanged, this, panned);
   hide();
 }
 
@@ -41,15 +47,20 @@ void Minimap::refresh() {
     hide();
     return;
   }
+  placeInCorner();
+  fitInView(scene, Qt::KeepAspectRatio);
+  show();
+  raise();
+  viewport()->update();
+}
+
+void Minimap::placeInCorner() {
+  const QRectF scene = main_->scene()->sceneRect();
   const double aspect = scene.width() / scene.height();
   const int w = aspect >= 1 ? kMaxSide : std::max(40, int(kMaxSide * aspect));
   const int h = aspect >= 1 ? std::max(40, int(kMaxSide / aspect)) : kMaxSide;
   const QRect area = main_->viewport()->rect();
   setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
-  fitInView(scene, Qt::KeepAspectRatio);
-  show();
-  raise();
-  viewport()->update();
 }
 
 void Minimap::drawForeground(QPainter* painter, const QRectF&) {

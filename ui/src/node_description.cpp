@@ -2,8 +2,9 @@
 
 #include <cstdio>
 
+#include <ATen/ATen.h>
+
 #include "tdfx/ir/graph_printer.h"
-#include "tdfx/util/dtype.h"
 
 namespace tdfx::ui {
 
@@ -40,10 +41,12 @@ at::Tensor findTensor(const torch::jit::Module& root, const std::string& moduleP
 std::string statsOf(const at::Tensor& t) {
   if (!t.defined() || t.numel() == 0 || !(t.is_floating_point() || t.dtype() == at::kLong || t.dtype() == at::kInt))
     return {};
-  const at::Tensor d = t.detach().to(at::kDouble);
+  // One pass for min and max, the mean accumulated in double; no double copy of the tensor.
+  const auto [lo, hi] = at::aminmax(t.detach());
+  const double mean = t.is_floating_point() ? t.detach().mean(at::kDouble).item<double>()
+                                            : t.detach().sum(at::kDouble).item<double>() / static_cast<double>(t.numel());
   char buf[128];
-  std::snprintf(buf, sizeof buf, " min %.4g, max %.4g, mean %.4g", d.min().item<double>(), d.max().item<double>(),
-                d.mean().item<double>());
+  std::snprintf(buf, sizeof buf, " min %.4g, max %.4g, mean %.4g", lo.item<double>(), hi.item<double>(), mean);
   return buf;
 }
 
@@ -67,10 +70,8 @@ std::string describeNode(const Node& n, const PythonCode& code, const ModelFile&
   for (const ParameterInfo& p : m.parameters) {
     int64_t count = 1;
     for (int64_t d : p.shape) count *= d;
-    std::string shape;
-    for (size_t i = 0; i < p.shape.size(); ++i) shape += (i ? ", " : "") + std::to_string(p.shape[i]);
-    s += std::string("  ") + (p.isBuffer ? "buffer " : "parameter ") + p.name + ": " + dtypeToString(p.dtype) + "[" +
-         shape + "] (" + std::to_string(count) + " values)";
+    s += std::string("  ") + (p.isBuffer ? "buffer " : "parameter ") + p.name + ": " +
+         formatTensorMeta(TensorMeta{p.shape, p.dtype}) + " (" + std::to_string(count) + " values)";
     // The parameters live in the call_module's module: the node's target is its path.
     s += statsOf(findTensor(model.root, n.op() == OpKind::CallModule ? n.target() : m.modulePath, p.name)) + "\n";
   }

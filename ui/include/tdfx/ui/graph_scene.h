@@ -58,9 +58,11 @@ class GraphScene : public QGraphicsScene {
 
  private:
   void onSelectionChanged();
+  void setNeighboursHighlighted(const QString& id, bool on);
 
   QHash<QString, NodeItem*> nodes_;
   QHash<QString, QList<QGraphicsItem*>> edgesOf_;
+  QHash<QString, QStringList> neighboursOf_;  ///< the other ends of each node's edges
   int edgeCount_ = 0;
   bool dark_ = false;
   QString highlightedEdgesOf_;

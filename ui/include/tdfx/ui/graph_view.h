@@ -23,10 +23,6 @@ class GraphView : public QGraphicsView {
   void setOverviewEnabled(bool on);
   bool overviewEnabled() const { return overviewEnabled_; }
 
- Q_SIGNALS:
-  /// The zoom level changed (the transform's scale).
-  void zoomed(double scale);
-
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;

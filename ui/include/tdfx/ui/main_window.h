@@ -46,8 +46,6 @@ class MainWindow : public QMainWindow {
   /// Stops waiting for the load in progress: its result is dropped, the open model stays.
   void cancelLoad();
   bool isLoading() const;
-  /// True while a new picture is being laid out (viewChanged follows).
-  bool isLayingOut() const { return layouter_.isRunning(); }
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
@@ -130,12 +128,17 @@ class MainWindow : public QMainWindow {
   void showSession();
   void applyOverlays();
   void markKeys(const std::vector<NestedKey>& keys);
+  /// View nodes that read or write any of `keys` (computing nodes, reads, out-key nodes).
+  QSet<QString> viewIdsUsingKeys(const std::vector<NestedKey>& keys) const;
+  void resetRunOverlays();
   QSet<QString> keyUseNodes() const;
   QStringList matchingNodes(const QString& text) const;
   void showError(const QString& message, bool failedLoad);
   QString find(const QString& text, int direction);
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
   void selectAndCenter(const QString& id);
+  /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
+  QString shownAs(const QString& id) const;
   void revisit(const QString& id);
   void setBusy(const QString& what);
   void setIdle();
@@ -184,13 +187,11 @@ class MainWindow : public QMainWindow {
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
   void onLaidOut();
-  bool loadCancelled_ = false;
   bool loading_ = false;
   QString lastError_;
   QStringList recent_;
   ViewOptions options_;
   Theme theme_ = Theme::System;
-  bool timeOverlay_ = false;
   bool syncingCode_ = false;
   QStringList matches_;
   std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout

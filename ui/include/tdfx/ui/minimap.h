@@ -26,6 +26,8 @@ class Minimap : public QGraphicsView {
   void wheelEvent(QWheelEvent* event) override;
 
  private:
+  void placeInCorner();
+
   GraphView* main_;
 };
 

@@ -47,7 +47,6 @@ class VerifyPanel : public QWidget {
   QTableWidget* resultTable() const { return results_; }
   QSpinBox* seedBox() const { return seed_; }
   QDoubleSpinBox* atolBox() const { return atol_; }
-  QDoubleSpinBox* rtolBox() const { return rtol_; }
   QString summary() const;
 
  Q_SIGNALS:

@@ -2,6 +2,7 @@
 // keys, editable verify inputs and the overlays, code export, cancel, theme, drag and drop.
 #include <QApplication>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSpinBox>
@@ -44,6 +45,16 @@ TEST(Panels, SearchMarksEveryMatchAndCyclesBothWays) {
   EXPECT_EQ(w.findPrevious(QStringLiteral("getitem")), second);
   EXPECT_TRUE(w.findNext(QStringLiteral("nothing like this")).isEmpty());
   EXPECT_TRUE(w.scene()->markedNodes(GraphScene::SearchMatch).isEmpty());
+  // Emptying the search field and searching again for the same text finds it again.
+  ASSERT_FALSE(w.findNext(QStringLiteral("getitem")).isEmpty());
+  QLineEdit* field = nullptr;  // the toolbar's search field (spin boxes have line edits too)
+  for (QLineEdit* edit : w.findChildren<QLineEdit*>())
+    if (edit->placeholderText().startsWith(QStringLiteral("Find"))) field = edit;
+  ASSERT_NE(field, nullptr);
+  field->setText(QStringLiteral("getitem"));
+  field->clear();
+  EXPECT_EQ(w.findNext(QStringLiteral("getitem")).isEmpty(), false);
+  EXPECT_EQ(w.searchMatches().size(), 2);
 }
 
 TEST(Panels, BackAndForwardWalkTheSelections) {

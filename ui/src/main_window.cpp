@@ -111,6 +111,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
     if (text.isEmpty()) {
       matches_.clear();
+      matchedText_.clear();  // typing the same text again searches again
       matchCount_->clear();
       scene_->setMarked({}, GraphScene::SearchMatch);
     }

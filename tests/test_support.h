@@ -9,11 +9,23 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include "tdfx/model/model_file.h"
+#include "tdfx/runtime/graph_module.h"
 #include "tdfx/tensordict/tensordict.h"
 
 namespace tdfx::testing {
 
 inline std::string fixture(const std::string& name) { return std::string(TDFX_FIXTURES_DIR) + "/" + name; }
+
+/// A generated fixture, loaded and traced.
+inline GraphModule traceFixture(const std::string& name) {
+  return symbolicTrace(*loadModelFile(fixture(name)).module);
+}
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 /// The message of the exception of type E that `fn` throws, or "(no error)".
 template <typename E>

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 zoo=${TDFX_ZOO_DIR:-$HOME/.cache/tdfx/zoo-torch1.13-torchvision0.14}
+cmake --build build --target tdfx_doc_screenshots >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build/tests/tdfx_doc_screenshots "$tmp" build/tests/fixtures "$zoo"

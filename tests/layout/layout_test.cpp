@@ -18,8 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::fixture;
+using testing::readFile;
+using testing::traceFixture;
 
-GraphModule traced(const std::string& name) { return symbolicTrace(*loadModelFile(fixture(name)).module); }
 
 ViewOptions optionsFor(ViewStyle style, std::optional<int> depth = std::nullopt, bool expandAll = false) {
   ViewOptions o;
@@ -27,11 +28,6 @@ ViewOptions optionsFor(ViewStyle style, std::optional<int> depth = std::nullopt,
   o.hierarchy.depth = depth;
   o.hierarchy.expandAll = expandAll;
   return o;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 int run(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()); }
@@ -85,7 +81,7 @@ using LayoutExport = testing::ScratchDir;
 TEST(Layout, GeometryIsSaneForEveryFixtureStyleAndDepth) {
   for (const char* name : {"seed_module.pt", "seed_sequential.pt", "nested_sequential.pt", "scoped.pt", "ops.pt",
                            "control_flow.pt", "weird_keys.pt"}) {
-    const GraphModule gm = traced(name);
+    const GraphModule gm = traceFixture(name);
     for (ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx})
       for (int depth : {0, 1, 2, 5}) {
         const ViewGraph view = buildView(gm.traced(), optionsFor(style, depth));
@@ -97,7 +93,7 @@ TEST(Layout, GeometryIsSaneForEveryFixtureStyleAndDepth) {
 }
 
 TEST(Layout, TdfxStyleShowsKeysAndShortLabels) {
-  const GraphModule gm = traced("seed_sequential.pt");
+  const GraphModule gm = traceFixture("seed_sequential.pt");
   const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx, std::nullopt, true));
   const ViewNode* read = view.findNode("getitem_1");
   ASSERT_NE(read, nullptr);
@@ -113,7 +109,7 @@ TEST(Layout, TdfxStyleShowsKeysAndShortLabels) {
 }
 
 TEST(Layout, FxStyleMatchesFxGraphDrawer) {
-  const GraphModule gm = traced("seed_sequential.pt");
+  const GraphModule gm = traceFixture("seed_sequential.pt");
   const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx));
   // Colours from fx-format.md: op kinds, and md5 of the printed target for functions.
   EXPECT_EQ(view.findNode("tensordict")->fillColor, "AliceBlue");
@@ -136,7 +132,7 @@ TEST(Layout, FxStyleMatchesFxGraphDrawer) {
 }
 
 TEST(Layout, CollapseAndExpandKeepEveryEdge) {
-  const GraphModule gm = traced("scoped.pt");
+  const GraphModule gm = traceFixture("scoped.pt");
   const Graph& g = gm.graph();
   for (int depth = 0; depth <= 5; ++depth) {
     const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx, depth));
@@ -166,7 +162,7 @@ TEST(Layout, CollapseAndExpandKeepEveryEdge) {
 }
 
 TEST(Layout, DefaultDepthKeepsTheNodeBudget) {
-  const GraphModule gm = traced("scoped.pt");
+  const GraphModule gm = traceFixture("scoped.pt");
   const auto scopes = allScopes(gm.graph());
   EXPECT_EQ(scopes.at("0.module"), 1);
   EXPECT_EQ(scopes.at("0.module.stages.1.blocks"), 4);
@@ -186,7 +182,7 @@ TEST(Layout, DefaultDepthKeepsTheNodeBudget) {
 }
 
 TEST_F(LayoutExport, ExportsEveryFormatValidly) {
-  const GraphModule gm = traced("weird_keys.pt");  // quotes, backslashes, tabs and Cyrillic in keys
+  const GraphModule gm = traceFixture("weird_keys.pt");  // quotes, backslashes, tabs and Cyrillic in keys
   for (ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx}) {
     const ViewGraph view = buildView(gm.traced(), optionsFor(style));
     const std::string tag = style == ViewStyle::Fx ? "fx" : "tdfx";
@@ -233,7 +229,7 @@ TEST_F(LayoutExport, HostileNamesAreEscaped) {
 }
 
 TEST_F(LayoutExport, ExportWritesAtomically) {
-  const ViewGraph view = buildView(traced("seed_module.pt").traced(), ViewOptions{});
+  const ViewGraph view = buildView(traceFixture("seed_module.pt").traced(), ViewOptions{});
   // An existing file is replaced only by a complete new one.
   std::ofstream(path("old.svg")) << "old";
   exportView(view, path("old.svg"));

@@ -14,8 +14,8 @@ namespace tdfx {
 namespace {
 
 using testing::fixture;
+using testing::traceFixture;
 
-GraphModule traceFixture(const std::string& name) { return symbolicTrace(*loadModelFile(fixture(name)).module); }
 
 /// Compiles `code` with the Python interpreter that ships torch: the generated code must be Python.
 ::testing::AssertionResult isValidPython(const std::string& code) {

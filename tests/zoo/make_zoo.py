@@ -10,9 +10,6 @@ import os
 import sys
 import warnings
 
-import torch
-import torchvision
-
 # Residual, depthwise/mobile, densely connected, squeeze/shuffle/NAS CNNs, and four transformers.
 ZOO = [
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "densenet121", "efficientnet_b0",
@@ -30,6 +27,10 @@ def main():
     if args.list:
         print(" ".join(ZOO))
         return 0
+    # Imported here: --list runs at every CMake configure and needs neither.
+    import torch
+    import torchvision
+
     os.makedirs(args.out, exist_ok=True)
     warnings.filterwarnings("ignore")
     for name in args.names or ZOO:

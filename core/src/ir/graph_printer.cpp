@@ -30,16 +30,6 @@ std::string formatNode(const Node& node) {
   }
 }
 
-std::string printGraph(const Graph& graph) {
-  std::string out = "graph():";
-  for (const auto& node : graph.nodes()) out += "\n    " + formatNode(*node);
-  return out;
-}
-
-}  // namespace tdfx
-
-namespace tdfx {
-
 std::string formatShape(const std::vector<int64_t>& shape) {
   std::string s = "[";
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
@@ -48,16 +38,24 @@ std::string formatShape(const std::vector<int64_t>& shape) {
 
 std::string formatTensorMeta(const TensorMeta& meta) { return dtypeToString(meta.dtype) + formatShape(meta.shape); }
 
-std::string printGraphWithShapes(const Graph& graph) {
+namespace {
+
+std::string printGraph(const Graph& graph, bool shapes) {
   std::string out = "graph():";
   for (const auto& node : graph.nodes()) {
     out += "\n    " + formatNode(*node);
     const auto& outputs = node->meta().outputs;
-    if (outputs.empty() || node->op() == OpKind::Output) continue;
+    if (!shapes || outputs.empty() || node->op() == OpKind::Output) continue;
     out += "  # ";
     for (size_t i = 0; i < outputs.size(); ++i) out += (i ? ", " : "") + formatTensorMeta(outputs[i]);
   }
   return out;
 }
+
+}  // namespace
+
+std::string printGraph(const Graph& graph) { return printGraph(graph, false); }
+
+std::string printGraphWithShapes(const Graph& graph) { return printGraph(graph, true); }
 
 }  // namespace tdfx

@@ -9,6 +9,12 @@
 namespace tdfx {
 namespace {
 
+// A TensorDictModule's position inside child `index` of a sequential: "2" for the child itself,
+// "2.0.1" for a module nested in it at "0.1".
+std::string positionIn(size_t index, const std::string& nested) {
+  return std::to_string(index) + (nested.empty() ? "" : "." + nested);
+}
+
 Argument keyArgument(const NestedKey& key) {
   if (key.size() == 1) return Argument(key.front());
   ArgumentTuple parts;
@@ -90,11 +96,11 @@ class SequentialMerger {
         scopeTypes_.emplace(scopePrefix, sub.modules.size() > 1 ? "TensorDictSequential" : "TensorDictModule");
         for (const auto& [path, type] : sub.scopeTypes) scopeTypes_.emplace(scopePrefix + "." + path, type);
         for (const auto& m : sub.modules)
-          modules_.push_back({std::to_string(index) + (m.position.empty() ? "" : "." + m.position), m.inKeys, m.outKeys});
+          modules_.push_back({positionIn(index, m.position), m.inKeys, m.outKeys});
         for (const auto& w : sub.writes) {
           auto it = env.find(w.node);
           if (it == env.end()) continue;
-          writes_.push_back({std::to_string(index) + (w.module.empty() ? "" : "." + w.module), w.key, it->second,
+          writes_.push_back({positionIn(index, w.module), w.key, it->second,
                              w.tupleIndex});
         }
         continue;
@@ -104,7 +110,7 @@ class SequentialMerger {
                                       remap(node.args(), env), remap(node.kwargs(), env),
                                       prefixed ? namePrefix + node.name() : node.name());
       copy->meta() = node.meta();
-      copy->meta().tdModule = std::to_string(index) + (node.meta().tdModule.empty() ? "" : "." + node.meta().tdModule);
+      copy->meta().tdModule = positionIn(index, node.meta().tdModule);
       if (node.kernel()) {
         auto kernel = std::make_shared<Kernel>(*node.kernel());
         for (KernelInput& in : kernel->inputs) remap(in, env);

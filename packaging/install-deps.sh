@@ -13,6 +13,8 @@ packages=(
   libgraphviz-dev graphviz libssl-dev libxml2-utils
   qt6-base-dev qt6-svg-dev libgl-dev
   python3-torch python3-torchvision
+  # the FX parity suite compares --style fx DOT with FxGraphDrawer, which needs pydot
+  python3-pydot
   # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop files
   dpkg-dev file appstream desktop-file-utils
   # the GUI screenshot smoke test: a virtual X server, xwininfo, ImageMagick's import

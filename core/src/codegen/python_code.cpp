@@ -103,12 +103,15 @@ PythonCode pythonCode(const Graph& graph) {
 
   PythonCode code;
   std::vector<std::string> params;
+  std::string returnAnnotation;
   std::string body;
   int line = 5;  // the text starts with "\n\n\ndef forward(...):\n"
   for (const auto& nodePtr : nodes) {
     const Node& node = *nodePtr;
     if (node.op() == OpKind::Placeholder) {
-      params.push_back(node.target());
+      // FX: `x : torch.Tensor`, `k : int = 2`.
+      params.push_back(node.target() + (node.type().empty() ? "" : " : " + node.type()) +
+                       (node.args().empty() ? "" : " = " + formatCodeArgument(node.args()[0])));
       if (node.target() != node.name()) {
         body += node.name() + " = " + node.target() + "\n";
         code.nodeLines[node.name()] = line++;
@@ -117,6 +120,7 @@ PythonCode pythonCode(const Graph& graph) {
     }
     code.nodeLines[node.name()] = line++;
     if (node.op() == OpKind::Output) {
+      if (!node.type().empty()) returnAnnotation = " -> " + node.type();
       body += "return " + (node.args().empty() ? std::string("None") : formatCodeArgument(node.args()[0])) + "\n";
       continue;
     }
@@ -133,7 +137,7 @@ PythonCode pythonCode(const Graph& graph) {
 
   std::string signature = "def forward(self";
   for (const auto& p : params) signature += ", " + p;
-  signature += "):";
+  signature += ")" + returnAnnotation + ":";
   std::string indented;
   size_t start = 0;
   while (true) {

@@ -12,6 +12,13 @@ const std::vector<Argument>* Argument::items() const {
   return nullptr;
 }
 
+const std::vector<Argument>* Argument::children() const {
+  if (const auto* items = this->items()) return items;
+  if (const auto* s = std::get_if<ArgumentSlice>(&value)) return &s->items;
+  if (const auto* d = std::get_if<ArgumentDict>(&value)) return &d->values;
+  return nullptr;
+}
+
 bool Argument::refersToNodes() const {
   bool found = false;
   forEachNode(*this, [&](Node*) { found = true; });
@@ -51,6 +58,21 @@ std::string formatArgument(const Argument& arg, Leaf leaf) {
     for (size_t i = 0; i < t->items.size(); ++i) out += (i ? ", " : "") + formatArgument(t->items[i], leaf);
     return out + (t->items.size() == 1 ? ",)" : ")");
   }
+  if (const auto* s = std::get_if<ArgumentSlice>(&arg.value)) {
+    // FX prints a slice with str() in graphs too, so a node inside it prints as its bare name.
+    std::string out = "slice(";
+    for (size_t i = 0; i < s->items.size(); ++i) {
+      const Argument& item = s->items[i];
+      out += (i ? ", " : "") + (item.isNode() ? item.node()->name() : formatArgument(item, leaf));
+    }
+    return out + ")";
+  }
+  if (const auto* d = std::get_if<ArgumentDict>(&arg.value)) {
+    std::string out = "{";
+    for (size_t i = 0; i < d->keys.size(); ++i)
+      out += (i ? ", " : "") + leaf.key(d->keys[i]) + ": " + formatArgument(d->values[i], leaf);
+    return out + "}";
+  }
   return std::visit(
       [&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
@@ -61,12 +83,15 @@ std::string formatArgument(const Argument& arg, Leaf leaf) {
         else if constexpr (std::is_same_v<T, c10::ScalarType>) return dtypeRepr(v);
         else if constexpr (std::is_same_v<T, c10::Layout>) return layoutRepr(v);
         else if constexpr (std::is_same_v<T, c10::MemoryFormat>) return memoryFormatRepr(v);
+        else if constexpr (std::is_same_v<T, ArgumentEllipsis>) return "Ellipsis";
         else return leaf(v);
       },
       arg.value);
 }
 
 struct GraphLeaf {
+  // FX's _format_arg prints dict keys with str().
+  std::string key(const Argument& k) const { return formatArgument(k, *this); }
   std::string operator()(const std::string& s) const { return s; }
   std::string operator()(Node* n) const { return "%" + n->name(); }
   std::string operator()(const c10::Device& d) const { return d.str(); }
@@ -75,6 +100,7 @@ struct GraphLeaf {
 };
 
 struct CodeLeaf {
+  std::string key(const Argument& k) const { return formatArgument(k, *this); }
   std::string operator()(const std::string& s) const { return pythonStringRepr(s); }
   std::string operator()(Node* n) const { return n->name(); }
   std::string operator()(const c10::Device& d) const {

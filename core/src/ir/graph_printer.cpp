@@ -16,9 +16,12 @@ std::string formatKwargs(const Kwargs& kwargs) {
 }  // namespace
 
 std::string formatNode(const Node& node) {
-  const std::string head = "%" + node.name() + " : [#users=" + std::to_string(node.users().size()) + "] = ";
+  const std::string head = "%" + node.name() + " : " + (node.type().empty() ? "" : node.type() + " ") +
+                           "[#users=" + std::to_string(node.users().size()) + "] = ";
   switch (node.op()) {
     case OpKind::Placeholder:
+      return head + "placeholder[target=" + node.target() + "]" +
+             (node.args().empty() ? "" : "(default=" + formatGraphArgument(node.args()[0]) + ")");
     case OpKind::GetAttr:
       return head + opKindName(node.op()) + "[target=" + printedTarget(node) + "]";
     case OpKind::Output:

@@ -278,7 +278,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   std::map<std::string, size_t> collapsedIndex;
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
-    if (!fx && (n.op() == OpKind::Placeholder || n.op() == OpKind::Output)) continue;
+    // Key reads (a plain module's parameters too) are drawn as keys; the tensordict placeholder is not drawn.
+    if (!fx && ((n.op() == OpKind::Placeholder && !isKeyRead(n)) || n.op() == OpKind::Output)) continue;
     const auto& chain = chains[n.index()];
     const std::string folded = collapsedScope(chain, view.depth, h);
     if (!folded.empty()) {

@@ -156,6 +156,7 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
     for (size_t i = 0; i < count; ++i) out.emplace_back("output_" + std::to_string(i));
   auto module = std::make_shared<TensorDictModule>(root, in, out, "");
   module->setSourceIndex(sources);
+  module->setPlain(true);
   return module;
 }
 
@@ -182,8 +183,8 @@ void forEachNode(torch::jit::Block* block, size_t& ordinal, Fn&& fn) {
   }
 }
 
-// Decodes the debug info of every node (in the child process): {function: [[ordinal, file, line,
-// window, length], ...]}.
+// Decodes the debug info of every node (in the child process): {function: {"nodes": [[ordinal,
+// file, line, window, length, start], ...], "source": the function's own source text}}.
 json decodeDebugInfo(const torch::jit::Module& root) {
   json out = json::object();
   forEachFunction(root, [&](const std::string& name, torch::jit::Block* block) {
@@ -196,9 +197,11 @@ json decodeDebugInfo(const torch::jit::Module& root) {
       if (!original || !original->source()) return;
       const SourceLocation loc = sourceLocationOf(*original);
       nodes.push_back({i, loc.file, loc.line, json::binary(std::vector<std::uint8_t>(loc.window.begin(), loc.window.end())),
-                       loc.rangeLength});
+                       loc.rangeLength, loc.start});
     });
-    if (!nodes.empty()) out[name] = std::move(nodes);
+    const std::string source = functionSourceOf(block, name.substr(name.rfind('.') + 1));
+    if (!nodes.empty() || !source.empty())
+      out[name] = {{"nodes", std::move(nodes)}, {"source", json::binary(std::vector<std::uint8_t>(source.begin(), source.end()))}};
   });
   return out;
 }
@@ -209,8 +212,10 @@ std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root
   forEachFunction(root, [&](const std::string& name, torch::jit::Block* block) {
     auto it = decoded.find(name);
     if (it == decoded.end()) return;
+    const auto& source = it->at("source").get_binary();
+    index->addFunctionSource(name, std::string(source.begin(), source.end()));
     std::unordered_map<size_t, const json*> byOrdinal;
-    for (const json& entry : *it) byOrdinal[entry.at(0).get<size_t>()] = &entry;
+    for (const json& entry : it->at("nodes")) byOrdinal[entry.at(0).get<size_t>()] = &entry;
     size_t ordinal = 0;
     forEachNode(block, ordinal, [&](size_t i, torch::jit::Node* node) {
       auto found = byOrdinal.find(i);
@@ -218,7 +223,7 @@ std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root
       const json& e = *found->second;
       const auto& bytes = e.at(3).get_binary();
       index->add(node, {e.at(1).get<std::string>(), e.at(2).get<int>(), std::string(bytes.begin(), bytes.end()),
-                        e.at(4).get<size_t>()});
+                        e.at(4).get<size_t>(), e.at(5).get<size_t>()});
     });
   });
   return index;

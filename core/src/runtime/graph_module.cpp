@@ -109,7 +109,18 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
     const size_t i = node.index();
     const auto started = records ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     try {
-      if (node.op() == OpKind::Placeholder) continue;
+      if (node.op() == OpKind::Placeholder) {
+        // A plain module's parameter reads the key of its name; one with a default may be absent.
+        const auto& key = node.meta().tensordictKey;
+        if (key && (td.contains(*key) || !node.kernel())) {
+          env[i] = td.get(*key);
+        } else if (node.kernel()) {
+          torch::jit::Stack stack;
+          node.kernel()->run(stack);
+          env[i] = stack.back();
+        }
+        continue;
+      }
       if (node.op() == OpKind::Output) {
         const Argument& result = node.args().at(0);
         if (const auto* items = result.items(); items && !result.isNode()) {

@@ -9,6 +9,7 @@
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include "python_expr.h"
 #include "tdfx/ir/argument.h"
 #include "tdfx/ir/node.h"
 
@@ -21,15 +22,29 @@ struct CallForm {
   Kwargs kwargs;
 };
 
-/// `inputs` are the FX views of the node's inputs in schema order; `constants` holds the value of
-/// each input that is a compile-time constant (used to drop arguments equal to their defaults).
-CallForm callFormFor(const torch::jit::Node& node, const std::string& sourceText, const std::vector<Argument>& inputs,
-                     const std::vector<std::optional<c10::IValue>>& constants);
+/// `expr` is the user's expression behind the node (null without debug info); `inputs` are the
+/// FX views of the node's inputs in schema order; `constants` holds the value of each input that
+/// is a compile-time constant (to drop arguments equal to their defaults, and to tell `1 - x`
+/// from `x - 1`); `inputNames` are the inputs' TorchScript variable names (without `.N`).
+/// Without usable text the generated tables choose the spelling; the target printed always
+/// exists in torch.
+CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, const std::vector<Argument>& inputs,
+                     const std::vector<std::optional<c10::IValue>>& constants,
+                     const std::vector<std::string>& inputNames);
 
 /// The args and kwargs of a call to a TorchScript function (`F.relu(x, inplace=True)`) as the user
-/// wrote it in `sourceText`; nullopt when the text is not such a call.
-std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const std::string& sourceText,
+/// wrote it in `expr`; nullopt when the expression is not such a call.
+std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const py::ExprPtr& expr,
                                             const std::vector<Argument>& inputs);
+
+namespace generated {
+struct CallableSpelling;
+}
+/// The args and kwargs FX records for a call of a Handled torch function (`F.softmax`): the
+/// parameters the table names, taken from the call's schema-ordered `inputs`; nullopt when the
+/// schema lacks one of them.
+std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
+                                        const std::vector<Argument>& inputs);
 
 /// The FX view of a constant: None, bool, int, float, str, device and (nested) lists and tuples.
 /// Returns nullopt for values FX args cannot hold (tensors, objects).

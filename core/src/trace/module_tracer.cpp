@@ -10,7 +10,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "call_form.h"
-#include "call_text.h"
+#include "fx_tables.h"
 #include "tdfx/error.h"
 
 namespace tdfx::trace {
@@ -87,6 +87,15 @@ c10::optional<jit::SourceRange> originalRange(const jit::SourceRange& range) {
   }
 }
 
+// The Python variable a TorchScript value was named after (`x.1` -> `x`, `z0.1` -> `z`: saved
+// code renames reassigned variables with a digit); empty for temporaries.
+std::string variableName(const jit::Value* v) {
+  if (!v->hasDebugName()) return "";
+  std::string name = v->debugNameBase();
+  while (!name.empty() && std::isdigit(static_cast<unsigned char>(name.back()))) name.pop_back();
+  return name;
+}
+
 // Tensors are never folded: their values must come from running the graph.
 bool mayHoldTensor(const c10::TypePtr& t) {
   if (t->kind() == c10::TypeKind::TensorType || t->kind() == c10::TypeKind::AnyType) return true;
@@ -114,6 +123,16 @@ std::optional<SourceLocation> ModuleTracer::userSource(jit::Node* node) const {
   auto original = originalRange(range);
   if (!original || !original->source()) return std::nullopt;
   return sourceLocationOf(*original);
+}
+
+std::string ModuleTracer::functionSource(const jit::Function& fn) const {
+  const std::string qualified = fn.qualname().qualifiedName();
+  if (sources_) {
+    const std::string* text = sources_->functionSource(qualified);
+    return text ? *text : std::string();
+  }
+  if (!fn.isGraphFunction()) return "";
+  return functionSourceOf(jit::toGraphFunction(const_cast<jit::Function&>(fn)).graph()->block(), fn.name());
 }
 
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
@@ -151,17 +170,26 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
 }
 
 void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
-  for (jit::Node* node : block->nodes()) convertNode(node, frame);
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    if (const size_t consumed = convertExpressionGroup(*it, frame)) {
+      std::advance(it, static_cast<long>(consumed));
+      continue;
+    }
+    convertNode(*it, frame);
+    ++it;
+  }
 }
 
-void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
+py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
   meta.modulePath = frame.scope.path;
   meta.moduleType = pythonTypeName(frame.scope.module.type());
   if (auto loc = userSource(node)) {
-    meta.sourceText = trace::extendToCall(loc->window, loc->rangeLength);
+    // TorchScript's range may cover only a call's callee: the expression is read from the source.
+    py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
+    meta.sourceText = loc->window.substr(0, expr ? expr->end : std::min(loc->rangeLength, loc->window.size()));
     meta.sourceFile = loc->file;
     meta.sourceLine = loc->line;
-    return;
+    return expr;
   }
   // Without debug info the range points into the archive's re-printed code (`torch.mul(x, mask)`
   // for `x * mask`): a location worth showing, but not how the user wrote the call.
@@ -169,6 +197,7 @@ void ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta)
     meta.sourceFile = std::get<0>(*flc);
     meta.sourceLine = static_cast<int>(std::get<1>(*flc));
   }
+  return nullptr;
 }
 
 Node* ModuleTracer::createGetItem(Node* container, int64_t index) {
@@ -389,15 +418,17 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
     args.push_back(frame.get(node->input(i)));
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
-  if (qualified.rfind("torch.", 0) != 0) {
-    // A user's TorchScript function: FX traces through it, so inline it.
+  const generated::CallableSpelling* callable = findCallable(qualified);
+  if (qualified.rfind("torch.", 0) != 0 || (callable && callable->kind == CallKind::TracedThrough)) {
+    // A user's function, or a torch function written in Python that FX runs: FX traces through
+    // it, so inline it.
     auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;
   }
   // A torch library function (torch.nn.functional.*) is one call_function node, as in FX.
   NodeMeta meta;
-  describeSource(node, frame, meta);
+  const py::ExprPtr expr = describeSource(node, frame, meta);
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
   auto kernel = std::make_shared<Kernel>();
@@ -409,19 +440,28 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   }
   std::vector<Argument> fxArgs = inputs;
   Kwargs fxKwargs;
-  if (auto written = writtenFunctionArgs(fn->getSchema(), meta.sourceText, inputs)) {
+  std::string target = qualified;
+  if (callable && callable->kind == CallKind::Handled) {
+    // FX records what the function hands to handle_torch_function: fixed args and kwargs,
+    // defaults included.
+    if (auto recorded = handledCallArgs(*callable, fn->getSchema(), inputs)) {
+      target = callable->target;
+      fxArgs = std::move(recorded->args);
+      fxKwargs = std::move(recorded->kwargs);
+    }
+  } else if (auto written = writtenFunctionArgs(fn->getSchema(), expr, inputs)) {
     fxArgs = std::move(written->args);
     fxKwargs = std::move(written->kwargs);
   }
   // Trailing arguments equal to their defaults were not written by the user.
-  if (fxKwargs.empty() && fxArgs.size() == inputs.size()) {
+  if (target == qualified && fxKwargs.empty() && fxArgs.size() == inputs.size()) {
     size_t keep = fxArgs.size();
     while (keep > 1 && keep - 1 < schemaArgs.size() && schemaArgs[keep - 1].default_value() && constants[keep - 1] &&
            *constants[keep - 1] == *schemaArgs[keep - 1].default_value())
       --keep;
     fxArgs.resize(keep);
   }
-  Node* fx = graph_.createNode(OpKind::CallFunction, qualified, std::move(fxArgs), std::move(fxKwargs));
+  Node* fx = graph_.createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = meta;
   fx->meta().schema = fn->getSchema().operator_name().name;
   kernel->description = qualified;
@@ -500,8 +540,10 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
     kernel->inputs.push_back(s.input);
   }
   NodeMeta meta;
-  describeSource(node, frame, meta);
-  CallForm form = callFormFor(*node, meta.sourceText, inputs, constants);
+  const py::ExprPtr expr = describeSource(node, frame, meta);
+  std::vector<std::string> names;
+  for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
+  CallForm form = callFormFor(*node, expr, inputs, constants, names);
   Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {

@@ -11,6 +11,8 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
 #include "tdfx/ir/kernel.h"
+#include "call_form.h"
+#include "python_expr.h"
 #include "tdfx/nn/source_index.h"
 
 namespace tdfx::trace {
@@ -61,6 +63,9 @@ class ModuleTracer {
   /// Inlines `module.forward` with `inputs` (not including self) and returns its outputs.
   std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
 
+  /// The user's source of `fn` (its `def` and body); empty when the archive has no debug info.
+  std::string functionSource(const torch::jit::Function& fn) const;
+
   /// Type of every module whose code was inlined or kept as a leaf, by path.
   const std::map<std::string, std::string>& moduleTypes() const { return moduleTypes_; }
 
@@ -83,7 +88,9 @@ class ModuleTracer {
   bool tryFold(torch::jit::Node* node, Frame& frame);
   Node* tensorConstant(const at::Tensor& t, Frame& frame, torch::jit::Node* source);
   void setOutputs(torch::jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame);
-  void describeSource(torch::jit::Node* node, Frame& frame, NodeMeta& meta) const;
+  /// Fills the node's module and source metadata; returns the user's expression behind the node
+  /// (null without debug info).
+  py::ExprPtr describeSource(torch::jit::Node* node, Frame& frame, NodeMeta& meta) const;
   void convertIf(torch::jit::Node* node, Frame& frame);
   void convertLoop(torch::jit::Node* node, Frame& frame);
   void convertUnpack(torch::jit::Node* node, Frame& frame);
@@ -96,6 +103,15 @@ class ModuleTracer {
   bool convertListMutation(torch::jit::Node* node, Frame& frame);
   std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   [[noreturn]] void failDataDependent(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
+
+  // Expression groups (expression_group.cpp): nodes of one Python expression folded into one FX node.
+  size_t convertExpressionGroup(torch::jit::Node* first, Frame& frame);
+  std::vector<torch::jit::Node*> expressionGroup(torch::jit::Node* first, const SourceLocation& loc) const;
+  std::shared_ptr<Kernel> compositeKernel(const std::vector<torch::jit::Node*>& group, Frame& frame);
+  std::optional<CallForm> subscriptForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
+                                               Frame& frame) const;
+  std::optional<CallForm> operatorGroupForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
+                                                   Frame& frame) const;
 
   /// The user's source for a node, or nullopt; the location in the archive's code otherwise.
   std::optional<SourceLocation> userSource(torch::jit::Node* node) const;

@@ -3,7 +3,9 @@
 #include <map>
 #include <unordered_map>
 
+#include "call_form.h"
 #include "module_tracer.h"
+#include "python_expr.h"
 #include "tdfx/error.h"
 
 namespace tdfx {
@@ -33,22 +35,92 @@ bool isKeyRead(const Node& node) {
          node.args()[0].isNode() && node.args()[0].node()->op() == OpKind::Placeholder;
 }
 
+// How FX prints a type annotation (repr of the typing object): `torch.Tensor`, `int`,
+// `typing.Tuple[torch.Tensor, torch.Tensor]`, `typing.Optional[torch.Tensor]`.
+std::string fxTypeRepr(const c10::TypePtr& type) {
+  switch (type->kind()) {
+    case c10::TypeKind::TensorType: return "torch.Tensor";
+    case c10::TypeKind::IntType: return "int";
+    case c10::TypeKind::FloatType: return "float";
+    case c10::TypeKind::BoolType: return "bool";
+    case c10::TypeKind::StringType: return "str";
+    case c10::TypeKind::NoneType: return "None";
+    default: break;
+  }
+  const char* origin = nullptr;
+  switch (type->kind()) {
+    case c10::TypeKind::OptionalType: origin = "typing.Optional"; break;
+    case c10::TypeKind::ListType: origin = "typing.List"; break;
+    case c10::TypeKind::TupleType: origin = "typing.Tuple"; break;
+    case c10::TypeKind::DictType: origin = "typing.Dict"; break;
+    default: return type->annotation_str();
+  }
+  std::string out = std::string(origin) + "[";
+  const auto contained = type->containedTypes();
+  for (size_t i = 0; i < contained.size(); ++i) out += (i ? ", " : "") + fxTypeRepr(contained[i]);
+  return out + "]";
+}
+
+// A plain archive's forward as torch.fx.symbolic_trace records it: one placeholder per parameter,
+// with its annotation (when the source has one) and default. Each placeholder reads the key of
+// its name; one with a default runs its kernel when the key is absent.
+struct PlainInputs {
+  std::vector<trace::SymValue> values;
+  bool annotatedReturn = false;  ///< forward's source says `-> TYPE`
+};
+PlainInputs plainPlaceholders(Graph& graph, const TensorDictModule& module, const trace::ModuleTracer& tracer) {
+  const torch::jit::Function& forward = module.module().get_method("forward").function();
+  const auto& schemaArgs = forward.getSchema().arguments();
+  const auto header = trace::py::parseFunctionHeader(tracer.functionSource(forward), "forward");
+  PlainInputs inputs;
+  for (size_t i = 1; i < schemaArgs.size(); ++i) {
+    const c10::Argument& a = schemaArgs[i];
+    std::vector<Argument> defaultArg;
+    if (a.default_value()) {
+      if (auto d = trace::argumentFromIValue(*a.default_value())) defaultArg.push_back(*d);
+    }
+    Node* p = graph.createNode(OpKind::Placeholder, a.name(), defaultArg, {}, a.name());
+    p->meta().tensordictKey = NestedKey(a.name());
+    if (header) {
+      for (const auto& written : header->parameters)
+        if (written.name == a.name() && !written.annotation.empty()) p->setType(fxTypeRepr(a.type()));
+    }
+    if (a.default_value()) {
+      auto kernel = std::make_shared<Kernel>();
+      kernel->description = "default of " + a.name();
+      const c10::IValue value = *a.default_value();
+      kernel->run = [value](torch::jit::Stack& stack) { stack.push_back(value); };
+      p->setKernel(std::move(kernel));
+    }
+    inputs.values.push_back(trace::SymValue::ofNode(p));
+  }
+  inputs.annotatedReturn = header && !header->returnAnnotation.empty() && forward.getSchema().returns().size() == 1;
+  return inputs;
+}
+
 TracedGraph traceModule(const TensorDictModule& module) {
   auto graph = std::make_shared<Graph>();
-  Node* td = graph->createNode(OpKind::Placeholder, "tensordict");
-  // One read per distinct in key, in order; forward parameters past the in keys take their defaults.
-  std::map<NestedKey, Node*> reads;
-  std::vector<trace::SymValue> inputs;
-  for (const NestedKey& key : module.inKeys()) {
-    auto it = reads.find(key);
-    if (it == reads.end()) it = reads.emplace(key, createKeyRead(*graph, td, key)).first;
-    inputs.push_back(trace::SymValue::ofNode(it->second));
-  }
-  const auto& schemaArgs = module.module().get_method("forward").function().getSchema().arguments();
-  for (size_t i = inputs.size() + 1; i < schemaArgs.size(); ++i)
-    inputs.push_back(trace::SymValue::ofConstant(*schemaArgs[i].default_value()));
-
   trace::ModuleTracer tracer(*graph, module.sourceIndex().get());
+  std::vector<trace::SymValue> inputs;
+  bool annotatedReturn = false;
+  if (module.isPlain()) {
+    PlainInputs plain = plainPlaceholders(*graph, module, tracer);
+    inputs = std::move(plain.values);
+    annotatedReturn = plain.annotatedReturn;
+  } else {
+    Node* td = graph->createNode(OpKind::Placeholder, "tensordict");
+    // One read per distinct in key, in order; forward parameters past the in keys take their defaults.
+    std::map<NestedKey, Node*> reads;
+    for (const NestedKey& key : module.inKeys()) {
+      auto it = reads.find(key);
+      if (it == reads.end()) it = reads.emplace(key, createKeyRead(*graph, td, key)).first;
+      inputs.push_back(trace::SymValue::ofNode(it->second));
+    }
+    const auto& schemaArgs = module.module().get_method("forward").function().getSchema().arguments();
+    for (size_t i = inputs.size() + 1; i < schemaArgs.size(); ++i)
+      inputs.push_back(trace::SymValue::ofConstant(*schemaArgs[i].default_value()));
+  }
+
   auto outputs = tracer.traceForward(trace::ModuleRef{module.module(), ""}, std::move(inputs));
   if (outputs.size() != 1) throw TraceError("internal error: forward returned " + std::to_string(outputs.size()) + " values");
   const trace::SymValue& result = outputs[0];
@@ -59,7 +131,9 @@ TracedGraph traceModule(const TensorDictModule& module) {
                      std::to_string(module.outKeys().size()) + " (" + keysToString(module.outKeys()) + ")");
   if (!result.arg.refersToNodes() && !items)
     throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
-  graph->createNode(OpKind::Output, "output", {result.arg});
+  Node* output = graph->createNode(OpKind::Output, "output", {result.arg});
+  if (annotatedReturn)
+    output->setType(fxTypeRepr(module.module().get_method("forward").function().getSchema().returns()[0].type()));
   TracedGraph traced{graph, module.outKeys(), {}, {{"", module.inKeys(), module.outKeys()}}, tracer.moduleTypes()};
   const auto& keys = module.outKeys();
   for (size_t i = 0; i < keys.size(); ++i) {

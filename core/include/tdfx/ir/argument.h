@@ -24,14 +24,27 @@ struct ArgumentList {
 struct ArgumentTuple {
   std::vector<Argument> items;
 };
+/// A Python slice: `items` holds start, stop and step (each None when not written).
+struct ArgumentSlice {
+  std::vector<Argument> items;
+};
+/// A Python dict; keys[i] maps to values[i], in insertion order.
+struct ArgumentDict {
+  std::vector<Argument> keys, values;
+};
+/// Python's Ellipsis (`...` in a subscript).
+struct ArgumentEllipsis {
+  bool operator==(const ArgumentEllipsis&) const { return true; }
+};
 
-/// One FX argument: None, bool, int, float, str, a node reference, a list or tuple of arguments,
-/// or a torch dtype / device / layout / memory format. Node references are non-owning: the Graph
+/// One FX argument: None, bool, int, float, str, a node reference, a list, tuple, slice or dict of
+/// arguments, Ellipsis, or a torch dtype / device / layout / memory format. Node references are non-owning: the Graph
 /// owns the nodes, so an Argument that refers to nodes is valid only while that Graph lives.
 /// Copying an Argument copies its lists and tuples and shares the referenced nodes.
 struct Argument {
   using Value = std::variant<std::monostate, bool, int64_t, double, std::string, Node*, ArgumentList, ArgumentTuple,
-                             c10::ScalarType, c10::Device, c10::Layout, c10::MemoryFormat>;
+                             c10::ScalarType, c10::Device, c10::Layout, c10::MemoryFormat, ArgumentSlice, ArgumentDict,
+                             ArgumentEllipsis>;
   Value value;
 
   Argument() = default;
@@ -45,6 +58,9 @@ struct Argument {
   Argument(Node* n) : value(n) {}  // NOLINT
   Argument(ArgumentList l) : value(std::move(l)) {}  // NOLINT
   Argument(ArgumentTuple t) : value(std::move(t)) {}  // NOLINT
+  Argument(ArgumentSlice s) : value(std::move(s)) {}  // NOLINT
+  Argument(ArgumentDict d) : value(std::move(d)) {}  // NOLINT
+  Argument(ArgumentEllipsis e) : value(e) {}  // NOLINT
   Argument(c10::ScalarType t) : value(t) {}  // NOLINT
   Argument(c10::Device d) : value(d) {}  // NOLINT
   Argument(c10::Layout l) : value(l) {}  // NOLINT
@@ -55,6 +71,8 @@ struct Argument {
   Node* node() const { return std::get<Node*>(value); }
   /// The items of a list or tuple; null for other kinds.
   const std::vector<Argument>* items() const;
+  /// The arguments nested in a list, tuple, slice or dict (a dict's values); null for leaves.
+  const std::vector<Argument>* children() const;
   /// Whether this argument (or anything nested in it) refers to a node.
   bool refersToNodes() const;
 };
@@ -67,7 +85,7 @@ template <typename Fn>
 void forEachNode(const Argument& arg, Fn&& fn) {
   if (arg.isNode()) {
     fn(arg.node());
-  } else if (const auto* items = arg.items()) {
+  } else if (const auto* items = arg.children()) {
     for (const Argument& a : *items) forEachNode(a, fn);
   }
 }

@@ -62,7 +62,8 @@ struct NodeMeta {
 /// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are
 /// created only through Graph::createNode, which keeps `users` consistent with args and kwargs.
 /// Args and kwargs are fixed at creation and users grow as later nodes use the node; only the
-/// metadata and the kernel can be changed directly.
+/// type annotation, the metadata and the kernel can be changed directly. A placeholder's args are
+/// empty, or hold its default value (FX's `placeholder[target=k](default=2)`).
 class Node {
  public:
   const std::string& name() const { return name_; }
@@ -76,6 +77,11 @@ class Node {
   const std::vector<Node*>& users() const { return users_; }
   /// Position in the graph's node list.
   size_t index() const { return index_; }
+  /// The Python type annotation FX records as node.type (`torch.Tensor`, `int`,
+  /// `Tuple[torch.Tensor, torch.Tensor]`); empty when the source had none. Placeholders print it
+  /// and the code's signature carries it; the output node's type is the return annotation.
+  const std::string& type() const { return type_; }
+  void setType(std::string type) { type_ = std::move(type); }
 
   NodeMeta& meta() { return meta_; }
   const NodeMeta& meta() const { return meta_; }
@@ -94,6 +100,7 @@ class Node {
   std::string name_;
   OpKind op_;
   std::string target_;
+  std::string type_;
   std::vector<Argument> args_;
   Kwargs kwargs_;
   std::vector<Node*> users_;

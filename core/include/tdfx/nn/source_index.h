@@ -15,16 +15,19 @@ struct SourceLocation {
   int line = 0;
   std::string window;       ///< the source from the node's range onwards (a bounded window)
   size_t rangeLength = 0;   ///< how much of `window` the recorded range covers
+  size_t start = 0;         ///< offset of the range in its function's source (ranges of one function compare)
 };
 
 /// The location of an original (user-written) source range: file, line, and a window of the
 /// source from the range's start, long enough to complete a call's argument list. The one place
 /// that decides what a location holds, for both the isolated loader and the in-process tracer.
 inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) {
+  // The source of a scripted function is its own text (from its `def`), so offsets compare within it.
   SourceLocation loc;
   const size_t end = std::min(original.source()->size(), original.end() + size_t(512));
   loc.window = original.source()->text_str().substr(original.start(), end - original.start()).str();
   loc.rangeLength = original.end() - original.start();
+  loc.start = original.start();
   if (auto flc = original.file_line_col()) {
     loc.file = std::get<0>(*flc);
     loc.line = static_cast<int>(std::get<1>(*flc));
@@ -45,9 +48,36 @@ class SourceIndex {
     auto it = map_.find(node);
     return it == map_.end() ? nullptr : &it->second;
   }
+  /// The user's source of a TorchScript function (its `def` and body), by qualified name.
+  void addFunctionSource(const std::string& qualifiedName, std::string text) { functions_[qualifiedName] = std::move(text); }
+  const std::string* functionSource(const std::string& qualifiedName) const {
+    auto it = functions_.find(qualifiedName);
+    return it == functions_.end() ? nullptr : &it->second;
+  }
 
  private:
   std::unordered_map<const torch::jit::Node*, SourceLocation> map_;
+  std::unordered_map<std::string, std::string> functions_;
 };
+
+}  // namespace tdfx
+
+namespace tdfx {
+
+/// The user's source text of a TorchScript function, read from its nodes' original ranges: the
+/// text of the source that holds `def NAME(`; empty when the archive has no such debug info.
+/// Bounded to 256 KiB. Reads debug info: call it only where that is safe (the isolated loader, or
+/// a module that did not come from a file).
+inline std::string functionSourceOf(torch::jit::Block* block, const std::string& name) {
+  for (torch::jit::Node* node : block->nodes()) {
+    const auto& range = node->sourceRange();
+    if (!range.source()) continue;
+    auto original = range.findSourceRangeThatGenerated();
+    if (!original || !original->source()) continue;
+    const std::string text = original->source()->text_str().str();
+    if (text.size() <= (256u << 10) && text.find("def " + name + "(") != std::string::npos) return text;
+  }
+  return "";
+}
 
 }  // namespace tdfx

@@ -50,8 +50,14 @@ class TensorDictModule : public TensorDictModuleBase {
   /// module was not loaded from a file (the tracer then reads the debug info directly).
   const std::shared_ptr<const SourceIndex>& sourceIndex() const { return sources_; }
   void setSourceIndex(std::shared_ptr<const SourceIndex> sources) { sources_ = std::move(sources); }
+  /// True for the root of a plain TorchScript archive (no tensordict.json): it is traced as
+  /// torch.fx.symbolic_trace traces an nn.Module, one placeholder per forward parameter and the
+  /// return value as the output; its keys are the parameter names.
+  bool isPlain() const { return plain_; }
+  void setPlain(bool plain) { plain_ = plain; }
 
  private:
+  bool plain_ = false;
   std::shared_ptr<const SourceIndex> sources_;
   torch::jit::Module module_;
   std::vector<NestedKey> inKeys_;

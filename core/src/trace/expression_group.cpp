@@ -1,0 +1,235 @@
+// The part of ModuleTracer that folds several TorchScript nodes of one Python expression into the
+// one FX node that torch.fx records for it: `x[:, 0:1]` (two aten::slice) becomes one
+// operator.getitem with a tuple of slices, `1 - x` (aten::neg, aten::add) one operator.sub.
+// TorchScript gives every node of such an expression the same source range, which is how the
+// group is found; the user's expression says what FX recorded.
+#include <algorithm>
+
+#include "fx_tables.h"
+#include "module_tracer.h"
+#include "tdfx/ir/kernel.h"
+
+namespace tdfx::trace {
+
+namespace jit = torch::jit;
+
+namespace {
+
+bool sameRange(const SourceLocation& a, const SourceLocation& b) {
+  return a.start == b.start && a.rangeLength == b.rangeLength && a.file == b.file && a.line == b.line;
+}
+
+// A Python number literal (or its negation) as FX would print it.
+std::optional<Argument> literalValue(const py::Expr& e) {
+  if (e.kind == py::Expr::Kind::UnaryOp && e.text == "-" && e.items[0]->kind == py::Expr::Kind::Number) {
+    auto v = literalValue(*e.items[0]);
+    if (!v) return std::nullopt;
+    if (auto* i = std::get_if<int64_t>(&v->value)) return Argument(-*i);
+    if (auto* d = std::get_if<double>(&v->value)) return Argument(-*d);
+    return std::nullopt;
+  }
+  if (e.kind != py::Expr::Kind::Number) return std::nullopt;
+  const std::string& t = e.text;
+  if (t.find_first_of("jJxXoObB_") != std::string::npos) return std::nullopt;
+  try {
+    if (t.find_first_of(".eE") == std::string::npos) return Argument(static_cast<int64_t>(std::stoll(t)));
+    return Argument(std::stod(t));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool isIndexingOp(const jit::Node* n) {
+  const auto k = n->kind();
+  return k == c10::aten::slice || k == c10::aten::select || k == c10::aten::unsqueeze || k == c10::aten::index;
+}
+
+}  // namespace
+
+std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const SourceLocation& loc) const {
+  // Consecutive nodes with the same range, each consuming the previous one's only output; constants
+  // and range-less list constructions in between belong to the expression too.
+  std::vector<jit::Node*> group{first};
+  for (jit::Node* n = first->next(); n->kind() != c10::prim::Return; n = n->next()) {
+    if (n->kind() == c10::prim::Constant) continue;
+    auto nloc = userSource(n);
+    if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
+    if (!nloc || !sameRange(*nloc, loc) || n->inputs().empty() || n->outputs().size() != 1) break;
+    jit::Node* prev = group.back();
+    if (prev->outputs().size() != 1 || prev->output()->uses().size() != 1 || prev->output()->uses()[0].user != n) break;
+    group.push_back(n);
+  }
+  return group;
+}
+
+std::shared_ptr<Kernel> ModuleTracer::compositeKernel(const std::vector<jit::Node*>& group, Frame& frame) {
+  struct Step {
+    std::shared_ptr<jit::Operation> op;
+    std::vector<int> slots;  // >= 0: external input; < 0: output -(slot + 1) of an earlier step
+    bool vararg = false;
+  };
+  auto kernel = std::make_shared<Kernel>();
+  std::vector<Step> steps;
+  std::vector<const jit::Value*> external;
+  for (size_t k = 0; k < group.size(); ++k) {
+    Step step;
+    step.op = std::make_shared<jit::Operation>(group[k]->getOperation());
+    const c10::FunctionSchema* schema = group[k]->maybeSchema();
+    step.vararg = schema && schema->is_vararg();
+    for (const jit::Value* in : group[k]->inputs()) {
+      auto producer = std::find(group.begin(), group.begin() + static_cast<long>(k), in->node());
+      if (producer != group.begin() + static_cast<long>(k)) {
+        step.slots.push_back(-static_cast<int>(producer - group.begin()) - 1);
+        continue;
+      }
+      auto it = std::find(external.begin(), external.end(), in);
+      if (it == external.end()) {
+        external.push_back(in);
+        kernel->inputs.push_back(frame.get(in).input);
+        it = external.end() - 1;
+      }
+      step.slots.push_back(static_cast<int>(it - external.begin()));
+    }
+    steps.push_back(std::move(step));
+  }
+  const size_t numExternal = external.size();
+  kernel->run = [steps, numExternal](jit::Stack& stack) {
+    std::vector<c10::IValue> ext(std::make_move_iterator(stack.end() - static_cast<long>(numExternal)),
+                                 std::make_move_iterator(stack.end()));
+    stack.erase(stack.end() - static_cast<long>(numExternal), stack.end());
+    std::vector<c10::IValue> outs(steps.size());
+    for (size_t k = 0; k < steps.size(); ++k) {
+      jit::Stack s;
+      for (int slot : steps[k].slots) s.push_back(slot >= 0 ? ext[static_cast<size_t>(slot)] : outs[static_cast<size_t>(-slot - 1)]);
+      if (steps[k].vararg) s.emplace_back(static_cast<int64_t>(steps[k].slots.size()));
+      (*steps[k].op)(s);
+      outs[k] = s.back();
+    }
+    stack.push_back(outs.back());
+  };
+  std::string description;
+  for (const jit::Node* n : group) description += (description.empty() ? "" : "; ") + std::string(n->kind().toQualString());
+  kernel->description = description;
+  return kernel;
+}
+
+std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
+                                                    Frame& frame) const {
+  if (expr.kind != py::Expr::Kind::Subscript) return std::nullopt;
+  for (const jit::Node* n : group)
+    if (!isIndexingOp(n)) return std::nullopt;
+  const py::Expr& index = *expr.items[1];
+  std::vector<const py::Expr*> items;
+  if (index.kind == py::Expr::Kind::Tuple) {
+    for (const auto& item : index.items) items.push_back(item.get());
+  } else {
+    items.push_back(&index);
+  }
+  const auto argOf = [&](const jit::Value* v) { return frame.get(v).arg; };
+  std::vector<Argument> parts;
+  size_t next = 0;
+  for (const py::Expr* item : items) {
+    if (item->kind == py::Expr::Kind::Ellipsis) {
+      parts.emplace_back(ArgumentEllipsis{});
+      continue;
+    }
+    if (next >= group.size()) return std::nullopt;
+    const jit::Node* op = group[next];
+    if (item->kind == py::Expr::Kind::Slice) {
+      if (op->kind() != c10::aten::slice) return std::nullopt;
+      ArgumentSlice slice;
+      for (size_t part = 0; part < 3; ++part)
+        slice.items.push_back(item->items[part] ? argOf(op->input(2 + part)) : Argument());
+      parts.emplace_back(std::move(slice));
+      ++next;
+    } else if (item->kind == py::Expr::Kind::Name && item->text == "None") {
+      if (op->kind() != c10::aten::unsqueeze) return std::nullopt;
+      parts.emplace_back();
+      ++next;
+    } else if (op->kind() == c10::aten::select) {
+      parts.push_back(argOf(op->input(2)));
+      ++next;
+    } else if (op->kind() == c10::aten::index && next + 1 == group.size()) {
+      // Tensor indices: the list's non-None entries, in order, are the remaining items.
+      const SymValue& list = frame.get(op->input(1));
+      const auto* entries = list.arg.items();
+      if (!entries) return std::nullopt;
+      std::vector<Argument> tensors;
+      for (const Argument& a : *entries)
+        if (!a.isNone()) tensors.push_back(a);
+      if (tensors.empty()) return std::nullopt;
+      parts.push_back(tensors.front());
+      if (tensors.size() > 1) return std::nullopt;
+      ++next;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (next != group.size()) return std::nullopt;
+  CallForm form;
+  form.target = "operator.getitem";
+  form.args = {frame.get(group.front()->input(0)).arg,
+               index.kind == py::Expr::Kind::Tuple ? Argument(ArgumentTuple{parts}) : parts.front()};
+  return form;
+}
+
+std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
+                                                        Frame& frame) const {
+  const bool unary = expr.kind == py::Expr::Kind::UnaryOp;
+  if (!unary && expr.kind != py::Expr::Kind::BinOp && expr.kind != py::Expr::Kind::Compare) return std::nullopt;
+  const std::string name = operatorName(expr.text, unary);
+  if (name.empty() || name == "not_") return std::nullopt;
+  // The group's inputs that are graph values, in order of use.
+  std::vector<Argument> values;
+  for (const jit::Node* n : group)
+    for (const jit::Value* in : n->inputs()) {
+      if (std::find(group.begin(), group.end(), in->node()) != group.end()) continue;
+      const SymValue& s = frame.get(in);
+      if (s.arg.isNode()) values.push_back(s.arg);
+    }
+  CallForm form;
+  form.target = "operator." + name;
+  size_t used = 0;
+  for (const auto& operand : expr.items) {
+    if (auto literal = literalValue(*operand)) {
+      form.args.push_back(*literal);
+    } else if (used < values.size()) {
+      form.args.push_back(values[used++]);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (used != values.size()) return std::nullopt;
+  return form;
+}
+
+size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
+  if (first->outputs().size() != 1 || first->kind() == c10::prim::Constant) return 0;
+  auto loc = userSource(first);
+  if (!loc) return 0;
+  std::vector<jit::Node*> group = expressionGroup(first, *loc);
+  const bool indexing = isIndexingOp(first);
+  if (group.size() == 1 && !indexing) return 0;
+  for (const jit::Node* n : group)
+    if (!n->maybeOperator()) return 0;
+  // Constants and list constructions between the group's nodes define values the group reads.
+  for (jit::Node* n = first->next(); n != group.back(); n = n->next())
+    if (std::find(group.begin(), group.end(), n) == group.end()) convertNode(n, frame);
+  NodeMeta meta;
+  py::ExprPtr expr = describeSource(first, frame, meta);
+  if (!expr) return 0;
+  std::optional<CallForm> form = subscriptForm(group, *expr, frame);
+  if (!form && group.size() > 1) form = operatorGroupForm(group, *expr, frame);
+  if (!form) return 0;
+  auto kernel = compositeKernel(group, frame);
+  Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
+  fx->meta() = meta;
+  fx->meta().schema = kernel->description;
+  fx->setKernel(std::move(kernel));
+  frame.env[group.back()->output()] = SymValue::ofNode(fx);
+  size_t consumed = 1;
+  for (jit::Node* n = first; n != group.back(); n = n->next()) ++consumed;
+  return consumed;
+}
+
+}  // namespace tdfx::trace

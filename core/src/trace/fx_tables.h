@@ -1,0 +1,61 @@
+#pragma once
+// What torch.fx 1.13 records for Python spellings of torch calls, generated from torch's own
+// definitions by make_fx_tables.py (fx_tables.cpp). Lookups are by exact spelling.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tdfx::trace {
+
+/// How FX records a call of a torch callable.
+enum class CallKind {
+  AsWritten,      ///< a C builtin: one call_function node with the arguments as written
+  Handled,        ///< a Python function that passes itself to handle_torch_function with fixed args/kwargs
+  TracedThrough,  ///< a Python function FX runs: its body's operations are recorded instead
+};
+
+namespace generated {
+struct CallableSpelling {
+  const char* spelling;  ///< "torch.nn.functional.relu", "torch.special.erf", "torch.nn.functional._max_pool2d"
+  const char* target;    ///< what FX prints: "torch.nn.functional.relu", "torch._C._special.special_erf"
+  const char* aten;      ///< the operator TorchScript compiles the callable to ("aten::special_erf"), or ""
+  CallKind kind;
+  const char* args;      ///< Handled: the parameters passed positionally, comma-separated
+  const char* kwargs;    ///< Handled: the parameters passed by keyword, in order
+};
+struct OperatorLowering {
+  const char* name;      ///< the operator module's function: "add", "and_", "neg"
+  const char* format;    ///< FX's magic method format: "{} + {}"
+  const char* operands;  ///< T (tensor), f (float), i (int) per operand as written: "Tf", "fT"
+  const char* aten;      ///< the operator TorchScript emits: "aten::add"
+  bool swapped;          ///< the aten operator takes the operands in the other order
+};
+extern const CallableSpelling kCallables[];
+extern const size_t kNumCallables;
+extern const OperatorLowering kOperators[];
+extern const size_t kNumOperators;
+extern const char* const kTensorMethods[];
+extern const size_t kNumTensorMethods;
+}  // namespace generated
+
+/// How FX records a call of `spelling` (fully qualified: "torch.nn.functional.relu"); null when
+/// the spelling is not a torch callable.
+const generated::CallableSpelling* findCallable(const std::string& spelling);
+
+/// The first Python spelling whose TorchScript lowering is `aten` ("aten::special_erf"), or null.
+const generated::CallableSpelling* findCallableForAten(const std::string& aten);
+
+/// Whether torch.Tensor has a method `name`.
+bool isTensorMethod(const std::string& name);
+
+/// The FX operator (operator module function) for Python operator text (`+` -> "add", `-` with
+/// one operand -> "neg", `==` -> "eq"); empty when FX has no magic method for it.
+std::string operatorName(const std::string& text, bool unary);
+
+/// The lowering row for FX operator `name` on operand kinds `operands` ("Tf"), or null.
+const generated::OperatorLowering* findOperatorLowering(const std::string& name, const std::string& operands);
+
+/// The FX operator whose TorchScript lowering of tensor operands (all "T") is `aten`, or null.
+const generated::OperatorLowering* findOperatorForAten(const std::string& aten, size_t operands);
+
+}  // namespace tdfx::trace

@@ -1,0 +1,74 @@
+#pragma once
+// A parser of Python expressions: the user's source text behind a TorchScript node, read back
+// into the call, operator or subscript the user wrote (after Python's ast module, expressions only).
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tdfx::trace::py {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+/// One expression node. `begin` and `end` are offsets into the parsed text.
+struct Expr {
+  enum class Kind {
+    Name,       ///< text: the identifier (also None, True, False)
+    Number,     ///< text: the literal as written
+    String,     ///< text: the literal as written, quotes and prefixes included
+    Ellipsis,   ///< `...`
+    Attribute,  ///< items[0].text
+    Call,       ///< items[0](items[1..]); the last keywords.size() items are keyword arguments
+    Subscript,  ///< items[0][items[1]]
+    Slice,      ///< items: lower, upper, step; null where not written
+    Tuple,      ///< items
+    List,       ///< items
+    Dict,       ///< items: key, value, key, value, ...
+    BinOp,      ///< items[0] text items[1]; text is the operator (`+`, `//`, `@`, ...)
+    UnaryOp,    ///< text items[0]; text is `-`, `+`, `~` or `not`
+    Compare,    ///< items[0] text items[1]; text is `<`, `==`, `is not`, `in`, ...
+    BoolOp,     ///< items joined by text (`and`, `or`)
+    IfExp,      ///< items: body, test, orelse
+    Starred,    ///< `*items[0]` (text "*") or `**items[0]` (text "**") in a call
+  };
+  Kind kind = Kind::Name;
+  std::string text;
+  std::vector<ExprPtr> items;
+  std::vector<std::string> keywords;
+  size_t begin = 0, end = 0;
+
+  /// Call: the positional arguments (items after the callee, before the keyword arguments).
+  size_t positionalCount() const { return items.size() - 1 - keywords.size(); }
+};
+
+/// Parses the longest expression at the start of `text` (a window of source that may go on past
+/// the expression, into the rest of a line or an enclosing call). Null when no expression starts there.
+/// An augmented assignment `a += b` reads as the BinOp `a + b` (what torch.fx records for it).
+ExprPtr parseExpressionPrefix(const std::string& text);
+
+/// The innermost expression of `root` that starts at offset 0 and covers at least `length`
+/// characters; a callee is widened to its call (TorchScript's ranges often cover only the callee).
+ExprPtr expressionForRange(const ExprPtr& root, size_t length);
+
+/// `a.b.c` as a dotted name, or nullopt when the expression is not a chain of names.
+std::optional<std::string> dottedName(const Expr& e);
+
+/// Whether the expression contains no names other than `math` (numbers, strings, operators on them):
+/// Python evaluates it before torch.fx sees it.
+bool isConstantExpression(const Expr& e);
+
+/// The parameters of a `def NAME(...) -> R:` header, as written.
+struct Parameter {
+  std::string name;
+  std::string annotation;  ///< empty when none
+  std::string defaultText; ///< empty when none
+};
+struct FunctionHeader {
+  std::vector<Parameter> parameters;
+  std::string returnAnnotation;  ///< empty when none
+};
+/// Finds `def name(` in `source` and reads its header; nullopt when it cannot.
+std::optional<FunctionHeader> parseFunctionHeader(const std::string& source, const std::string& name);
+
+}  // namespace tdfx::trace::py

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Compares tdfx-cli's output for one case of the FX parity corpus with torch.fx 1.13's.
+
+    compare_case.py --cli TDFX_CLI --cases DIR NAME        (one case: the CTest test)
+    compare_case.py --cli TDFX_CLI --cases DIR --table     (every case: the parity table)
+
+Graph and code must be byte-identical; the `--style fx` DOT must equal FxGraphDrawer's
+semantically: the same node names, labels, fill colours and edges (attribute order and quoting
+aside). A case listed in known_differences.txt must still differ (else the list is stale).
+Needs no torch: it reads the files make_cases.py wrote.
+"""
+import argparse
+import concurrent.futures
+import difflib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def known_differences():
+    known = {}
+    with open(os.path.join(HERE, "known_differences.txt")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, _, why = line.partition(":")
+                known[name.strip()] = why.strip()
+    return known
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def parse_dot(text):
+    """Nodes (name -> {label, fillcolor}) and edges (set of (tail, head)) of a DOT text, via pydot."""
+    import pydot
+    graphs = pydot.graph_from_dot_data(text)
+    if not graphs:
+        raise ValueError("not a DOT graph")
+    nodes, edges = {}, set()
+
+    def unquote(s):
+        s = s or ""
+        return s[1:-1] if len(s) >= 2 and s[0] == s[-1] == '"' else s
+
+    def walk(g):
+        for n in g.get_nodes():
+            name = unquote(n.get_name())
+            if name in ("node", "edge", "graph"):
+                continue
+            attrs = n.get_attributes()
+            nodes[name] = {"label": unquote(attrs.get("label")), "fillcolor": unquote(attrs.get("fillcolor"))}
+        for e in g.get_edges():
+            edges.add((unquote(str(e.get_source())), unquote(str(e.get_destination()))))
+        for s in g.get_subgraphs():
+            walk(s)
+
+    walk(graphs[0])
+    return nodes, edges
+
+
+def compare_dot(ours, theirs):
+    """'' when equal, else the first difference."""
+    try:
+        n1, e1 = parse_dot(ours)
+    except Exception as e:  # noqa: BLE001 - a broken DOT is a difference, reported as such
+        return f"tdfx's DOT does not parse: {e}"
+    n2, e2 = parse_dot(theirs)
+    if set(n1) != set(n2):
+        return f"nodes differ: only tdfx {sorted(set(n1) - set(n2))[:5]}, only FX {sorted(set(n2) - set(n1))[:5]}"
+    for name in n2:
+        for attr in ("label", "fillcolor"):
+            if n1[name][attr] != n2[name][attr]:
+                return f"node {name}: {attr} is {n1[name][attr]!r}, FX has {n2[name][attr]!r}"
+    if e1 != e2:
+        return f"edges differ: only tdfx {sorted(e1 - e2)[:5]}, only FX {sorted(e2 - e1)[:5]}"
+    return ""
+
+
+def run_case(cli, cases, name, picture=True):
+    """(graph_ok, code_ok, dot_ok, details); picture=False skips the DOT comparison."""
+    pt = os.path.join(cases, f"{name}.pt")
+    graph = read(os.path.join(cases, f"{name}.graph.txt"))
+    code = read(os.path.join(cases, f"{name}.code.txt"))
+    r = subprocess.run([cli, "trace", pt], capture_output=True, text=True)
+    details = []
+    if r.returncode != 0:
+        return False, False, False, f"tdfx-cli trace failed (exit {r.returncode}): {r.stderr.strip()}"
+    # tdfx-cli prints the graph, a newline, then the code (which starts with three newlines).
+    cut = r.stdout.find("\n\n\n\ndef ")
+    got_graph, got_code = (r.stdout[:cut], r.stdout[cut + 1:]) if cut >= 0 else (r.stdout, "")
+    graph_ok, code_ok = got_graph == graph, got_code == code
+    if not graph_ok:
+        details.append("graph differs:\n" + "".join(difflib.unified_diff(
+            (graph + "\n").splitlines(True), (got_graph + "\n").splitlines(True), "torch.fx", "tdfx")))
+    if not code_ok:
+        details.append("code differs:\n" + "".join(difflib.unified_diff(
+            code.splitlines(True), got_code.splitlines(True), "torch.fx", "tdfx")))
+    if not picture:
+        return graph_ok, code_ok, False, "\n".join(details)
+    with tempfile.TemporaryDirectory() as tmp:
+        dot_path = os.path.join(tmp, f"{name}.dot")
+        r = subprocess.run([cli, "export", pt, "-o", dot_path, "--style", "fx", "--expand-all"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            dot_diff = f"tdfx-cli export failed (exit {r.returncode}): {r.stderr.strip()}"
+        else:
+            dot_diff = compare_dot(read(dot_path), read(os.path.join(cases, f"{name}.dot")))
+    if dot_diff:
+        details.append("fx picture differs: " + dot_diff)
+    return graph_ok, code_ok, not dot_diff, "\n".join(details)
+
+
+def one(args):
+    known = known_differences()
+    graph_ok, code_ok, dot_ok, details = run_case(args.cli, args.cases, args.name)
+    text_ok = graph_ok and code_ok
+    if args.name in known:
+        if text_ok:
+            print(f"{args.name}: now matches torch.fx: remove it from known_differences.txt")
+            return 1
+        print(f"{args.name}: known difference ({known[args.name]})")
+        return 0
+    if text_ok and dot_ok:
+        print(f"{args.name}: graph, code and fx picture match torch.fx")
+        return 0
+    print(f"{args.name}: differs from torch.fx\n{details}")
+    return 1
+
+
+def table(args):
+    with open(os.path.join(args.cases, "index.json")) as f:
+        index = json.load(f)
+    index = [e for e in index if "skip" not in e and (not args.groups or e["group"] in args.groups.split(","))]
+    names = [e["name"] for e in index]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        results = dict(zip(names, pool.map(lambda n: run_case(args.cli, args.cases, n, not args.no_picture), names)))
+    groups = {}
+    for e in index:
+        if "skip" in e:
+            continue
+        g = groups.setdefault(e["group"], [0, 0, 0, 0])
+        r = results[e["name"]]
+        g[0] += 1
+        g[1] += r[0]
+        g[2] += r[1]
+        g[3] += r[2]
+    total = [sum(g[i] for g in groups.values()) for i in range(4)]
+    print(f"{'group':<10} {'cases':>6} {'graph exact':>12} {'code exact':>11} {'fx picture':>11}")
+    for name, g in sorted(groups.items()):
+        print(f"{name:<10} {g[0]:>6} {g[1]:>12} {g[2]:>11} {g[3]:>11}")
+    pct = lambda k: f"{100.0 * total[k] / max(total[0], 1):.1f}%"  # noqa: E731
+    print(f"{'all':<10} {total[0]:>6} {total[1]:>5} {pct(1):>6} {total[2]:>4} {pct(2):>6} {total[3]:>4} {pct(3):>6}")
+    if args.failures:
+        with open(args.failures, "w") as f:
+            for name, r in results.items():
+                if not all(r[:3]):
+                    f.write(f"=== {name}\n{r[3]}\n")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--cases", required=True, help="the case folder make_cases.py printed")
+    parser.add_argument("--table", action="store_true", help="run every case and print the parity table")
+    parser.add_argument("--failures", help="with --table: write every difference to this file")
+    parser.add_argument("--groups", help="with --table: only these groups (comma-separated: fn,meth,tv,...)")
+    parser.add_argument("--no-picture", action="store_true", help="with --table: compare graph and code only")
+    parser.add_argument("name", nargs="?")
+    args = parser.parse_args()
+    if args.table:
+        return table(args)
+    if not args.name:
+        parser.error("name a case, or give --table")
+    return one(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

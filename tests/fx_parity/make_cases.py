@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Generates the FX parity corpus: per case a scripted archive and torch.fx 1.13's reference output.
+
+Run with Debian's interpreter: /usr/bin/python3 make_cases.py --out DIR [--cmake FILE] [--cli TDFX_CLI]
+
+DIR is a cache keyed by the torch and torchvision versions and by the text of this script and
+cases.py: when DIR/index.json exists nothing is generated again. Per case it holds
+  NAME.pt          the module scripted by torch.jit.script (tdfx's input),
+  NAME.graph.txt   print(torch.fx.symbolic_trace(module).graph),
+  NAME.code.txt    torch.fx.symbolic_trace(module).code,
+  NAME.dot         FxGraphDrawer(graph_module, NAME).get_dot_graph().to_string(),
+and index.json lists every case with its group, or why FX or TorchScript could not take it.
+--cmake writes one add_test() per case for CTest (compare_case.py runs tdfx-cli on the case).
+
+Modules are traced and scripted in eval mode, as tdfx puts every model it loads (the `train_`
+cases check that `self.training` reads False).
+Torchvision models are kept small: every parameter and buffer is replaced by a 0-stride expansion
+of one element, so an archive keeps every shape and the graph, but not megabytes of weights.
+"""
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cache_key():
+    import torch
+    import torchvision
+    h = hashlib.sha256()
+    for f in ("make_cases.py", "cases.py", "td_reference.py"):
+        with open(os.path.join(HERE, f), "rb") as fh:
+            h.update(fh.read())
+    return f"torch{torch.__version__}-torchvision{torchvision.__version__}-{h.hexdigest()[:12]}"
+
+
+def write_case_module(path, cases):
+    """The cases as one importable Python file, so TorchScript and FX both read real source."""
+    import cases as c
+    lines = ["import math", "from typing import Dict, List, Optional, Tuple", "import torch",
+             "import torch.nn as nn", "import torch.nn.functional as F", c.PRELUDE]
+    for name, forward, init in cases:
+        lines.append(f"\nclass Case_{name}(nn.Module):")
+        lines.append("    def __init__(self):")
+        lines.append("        super().__init__()")
+        if init:
+            lines.append("        " + init)
+        lines.append("")
+        lines.extend("    " + line for line in forward.splitlines())
+        lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def import_file(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def first_line(e):
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"
+
+
+def shrink(module):
+    """Every parameter and buffer becomes a 0-stride view of one element (shapes kept, bytes gone)."""
+    import torch
+    for m in module.modules():
+        for name, p in list(m._parameters.items()):
+            if p is not None and p.dim() > 0:
+                m._parameters[name] = torch.nn.Parameter(torch.zeros((), dtype=p.dtype).expand(p.shape),
+                                                         requires_grad=p.requires_grad)
+        for name, b in list(m._buffers.items()):
+            if b is not None and b.dim() > 0:
+                m._buffers[name] = torch.zeros((), dtype=b.dtype).expand(b.shape)
+    return module
+
+
+def fx_reference(module, name):
+    """torch.fx's graph, code and FxGraphDrawer DOT for `module`."""
+    import torch.fx
+    from torch.fx.passes.graph_drawer import FxGraphDrawer
+    gm = torch.fx.symbolic_trace(module)
+    dot = FxGraphDrawer(gm, name).get_dot_graph().to_string()
+    return str(gm.graph), gm.code, dot
+
+
+def save_case(out, name, graph, code, dot):
+    for ext, text in (("graph.txt", graph), ("code.txt", code), ("dot", dot)):
+        with open(os.path.join(out, f"{name}.{ext}"), "w") as f:
+            f.write(text)
+
+
+def generate_modules(out, index):
+    import torch
+    import cases as c
+    cases = c.all_cases()
+    gen_path = os.path.join(out, "parity_cases.py")
+    write_case_module(gen_path, cases)
+    gen = import_file(gen_path, "parity_cases")
+    for name, _, _ in cases:
+        group = name.split("_", 1)[0]
+        entry = {"name": name, "group": group}
+        index.append(entry)
+        torch.manual_seed(0)
+        module = getattr(gen, f"Case_{name}")()
+        module.eval()
+        try:
+            graph, code, dot = fx_reference(module, name)
+        except Exception as e:  # noqa: BLE001 - the corpus records why FX cannot take a case
+            entry["skip"] = "torch.fx cannot trace it: " + first_line(e)
+            continue
+        try:
+            scripted = torch.jit.script(module)
+        except Exception as e:  # noqa: BLE001
+            entry["skip"] = "torch.jit.script cannot compile it: " + first_line(e)
+            continue
+        scripted.save(os.path.join(out, f"{name}.pt"))
+        save_case(out, name, graph, code, dot)
+
+
+def generate_torchvision(out, index):
+    import torch
+    import torchvision
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "app"))
+    sys.path.insert(0, os.path.join(HERE, "..", "fixtures"))
+    from standins import TDModule, TDSequential
+    from tdfx_export import export
+    import td_reference as ref
+
+    names = torchvision.models.list_models(module=torchvision.models)
+    for model_name in sorted(names):
+        torch.manual_seed(0)
+        try:
+            model = shrink(torchvision.models.get_model(model_name, weights=None).eval())
+        except Exception as e:  # noqa: BLE001
+            index.append({"name": f"tv_{model_name}", "group": "tv", "skip": "cannot build it: " + first_line(e)})
+            continue
+        variants = [
+            ("tv", None),
+            ("tvtd", ([("input", "image")], [("output", "logits")])),
+            ("tvseq", None),
+        ]
+        for prefix, _ in variants:
+            name = f"{prefix}_{model_name}"
+            entry = {"name": name, "group": prefix}
+            index.append(entry)
+            try:
+                if prefix == "tv":
+                    graph, code, dot = fx_reference(model, name)
+                elif prefix == "tvtd":
+                    graph, code, dot = ref.td_module_reference(model, [("input", "image")], [("output", "logits")], name)
+                else:
+                    head = ref.SoftmaxHead()
+                    graph, code, dot = ref.td_sequential_reference(
+                        [(model, [("input", "image")], [("hidden", "logits")]),
+                         (head, [("hidden", "logits")], [("output", "probabilities")])], name)
+            except Exception as e:  # noqa: BLE001
+                entry["skip"] = "torch.fx cannot trace it: " + first_line(e)
+                continue
+            path = os.path.join(out, f"{name}.pt")
+            try:
+                if prefix == "tv":
+                    torch.jit.script(model).save(path)
+                elif prefix == "tvtd":
+                    export(TDModule(model, [("input", "image")], [("output", "logits")]), path, method="script")
+                else:
+                    export(TDSequential(TDModule(model, [("input", "image")], [("hidden", "logits")]),
+                                        TDModule(ref.SoftmaxHead(), [("hidden", "logits")],
+                                                 [("output", "probabilities")])), path, method="script")
+            except Exception as e:  # noqa: BLE001
+                entry["skip"] = "torch.jit.script cannot compile it: " + first_line(e)
+                continue
+            save_case(out, name, graph, code, dot)
+        print(f"fx_parity: {model_name}", flush=True)
+
+
+def write_cmake(path, out, index, cli, compare):
+    lines = ["# Generated by tests/fx_parity/make_cases.py: one CTest case per module of the FX parity corpus."]
+    for entry in index:
+        if "skip" in entry:
+            continue
+        name = entry["name"]
+        lines.append(f'add_test(fx_parity.{name} "{sys.executable}" "{compare}" --cli "{cli}" --cases "{out}" {name})')
+        lines.append(f'set_tests_properties(fx_parity.{name} PROPERTIES LABELS fx_parity TIMEOUT 300)')
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="cache folder; a subfolder named by the cache key is used")
+    parser.add_argument("--cmake", help="write the CTest cases to this file")
+    parser.add_argument("--cli", default="tdfx-cli", help="tdfx-cli for the CTest cases")
+    parser.add_argument("--print-dir", action="store_true", help="print the case folder and exit")
+    args = parser.parse_args()
+    sys.path.insert(0, HERE)
+    out = os.path.join(args.out, cache_key())
+    if args.print_dir:
+        print(out)
+        return 0
+    index_path = os.path.join(out, "index.json")
+    if not os.path.exists(index_path):
+        warnings.filterwarnings("ignore")
+        os.makedirs(args.out, exist_ok=True)
+        work = tempfile.mkdtemp(dir=args.out, prefix=".partial-")
+        index = []
+        generate_modules(work, index)
+        generate_torchvision(work, index)
+        with open(os.path.join(work, "index.json"), "w") as f:
+            json.dump(index, f, indent=1)
+        if os.path.exists(out):
+            shutil.rmtree(out)
+        os.replace(work, out)  # a killed run never leaves a half-written cache behind
+    with open(index_path) as f:
+        index = json.load(f)
+    if args.cmake:
+        write_cmake(args.cmake, out, index, args.cli, os.path.join(HERE, "compare_case.py"))
+    usable = sum(1 for e in index if "skip" not in e)
+    print(f"fx_parity: {usable} cases in {out} ({len(index) - usable} that FX or TorchScript cannot take)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,132 @@
+#include "trace/python_expr.h"
+
+#include <gtest/gtest.h>
+
+namespace tdfx::trace::py {
+namespace {
+
+using K = Expr::Kind;
+
+TEST(PythonExpr, ParsesCallsWithKeywords) {
+  ExprPtr e = parseExpressionPrefix("torch.softmax(x * mask, dim=1)  # comment");
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->kind, K::Call);
+  EXPECT_EQ(dottedName(*e->items[0]), "torch.softmax");
+  EXPECT_EQ(e->positionalCount(), 1u);
+  EXPECT_EQ(e->keywords, (std::vector<std::string>{"dim"}));
+  EXPECT_EQ(e->items[1]->kind, K::BinOp);
+  EXPECT_EQ(e->items[1]->text, "*");
+  EXPECT_EQ(e->end, 30u);
+}
+
+TEST(PythonExpr, StopsAtTheEndOfTheExpression) {
+  // A window that runs on into an enclosing call and the next line.
+  ExprPtr e = parseExpressionPrefix("-z], dim=1).sum()\n  y = 2");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::UnaryOp);
+  EXPECT_EQ(e->end, 2u);
+  e = parseExpressionPrefix("x.view(\n    2, -1)\nreturn y");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::Call);
+  EXPECT_EQ(e->positionalCount(), 2u);
+}
+
+TEST(PythonExpr, FollowsPrecedence) {
+  ExprPtr e = parseExpressionPrefix("a + b * c ** -d");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->text, "+");
+  EXPECT_EQ(e->items[1]->text, "*");
+  EXPECT_EQ(e->items[1]->items[1]->text, "**");
+  EXPECT_EQ(e->items[1]->items[1]->items[1]->kind, K::UnaryOp);
+  e = parseExpressionPrefix("(x != 0) & (y != 0)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->text, "&");
+  EXPECT_EQ(e->items[0]->kind, K::Compare);
+  e = parseExpressionPrefix("a if c else b");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::IfExp);
+}
+
+TEST(PythonExpr, ParsesSubscriptsAndSlices) {
+  ExprPtr e = parseExpressionPrefix("z.view(z.size(0), -1)[:, 1:k] * 2");
+  ASSERT_TRUE(e);
+  ExprPtr sub = expressionForRange(e, 29);
+  ASSERT_TRUE(sub);
+  ASSERT_EQ(sub->kind, K::Subscript);
+  const Expr& index = *sub->items[1];
+  ASSERT_EQ(index.kind, K::Tuple);
+  ASSERT_EQ(index.items.size(), 2u);
+  EXPECT_EQ(index.items[0]->kind, K::Slice);
+  EXPECT_FALSE(index.items[0]->items[0]);
+  EXPECT_EQ(index.items[1]->items[0]->text, "1");
+  EXPECT_EQ(index.items[1]->items[1]->text, "k");
+  EXPECT_FALSE(index.items[1]->items[2]);
+  e = parseExpressionPrefix("x[..., None, ::2]");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items[1]->items[0]->kind, K::Ellipsis);
+  EXPECT_EQ(e->items[1]->items[1]->text, "None");
+  EXPECT_EQ(e->items[1]->items[2]->items[2]->text, "2");
+}
+
+TEST(PythonExpr, ReadsAugmentedAssignmentAsItsOperator) {
+  ExprPtr e = parseExpressionPrefix("out += self.shortcut(x)\n  return out");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::BinOp);
+  EXPECT_EQ(e->text, "+");
+  EXPECT_EQ(e->items[1]->kind, K::Call);
+  EXPECT_EQ(e->end, 23u);
+}
+
+TEST(PythonExpr, WidensACalleeRangeToItsCall) {
+  // TorchScript's range for `x.contiguous()` may be `x.contiguou` (one character short).
+  ExprPtr root = parseExpressionPrefix("x.contiguous().view(-1)");
+  ExprPtr e = expressionForRange(root, 11);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::Call);
+  EXPECT_EQ(e->end, 14u);
+}
+
+TEST(PythonExpr, TellsConstantExpressions) {
+  EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("2 ** 0.5")));
+  EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("1.0 / math.sqrt(8)")));
+  EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("'mean'")));
+  EXPECT_FALSE(isConstantExpression(*parseExpressionPrefix("k + 1")));
+  EXPECT_FALSE(isConstantExpression(*parseExpressionPrefix("x.size(0)")));
+}
+
+TEST(PythonExpr, ParsesStringsAndContainers) {
+  ExprPtr e = parseExpressionPrefix("f('a,)', {'k': [1, (2, 3)]}, *xs)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items[1]->kind, K::String);
+  EXPECT_EQ(e->items[1]->text, "'a,)'");
+  EXPECT_EQ(e->items[2]->kind, K::Dict);
+  EXPECT_EQ(e->items[3]->kind, K::Starred);
+  EXPECT_FALSE(parseExpressionPrefix(""));
+  EXPECT_FALSE(parseExpressionPrefix(")"));
+}
+
+TEST(PythonExpr, ReadsFunctionHeaders) {
+  const std::string src =
+      "    @torch.jit.export\n"
+      "    def forward(self, x: torch.Tensor, k: int = 2,\n"
+      "                mask: Optional[Tuple[int, int]] = None) -> Tuple[torch.Tensor, torch.Tensor]:\n"
+      "        return x, x\n";
+  auto h = parseFunctionHeader(src, "forward");
+  ASSERT_TRUE(h);
+  ASSERT_EQ(h->parameters.size(), 4u);
+  EXPECT_EQ(h->parameters[0].name, "self");
+  EXPECT_EQ(h->parameters[1].annotation, "torch.Tensor");
+  EXPECT_EQ(h->parameters[2].annotation, "int");
+  EXPECT_EQ(h->parameters[2].defaultText, "2");
+  EXPECT_EQ(h->parameters[3].annotation, "Optional[Tuple[int, int]]");
+  EXPECT_EQ(h->returnAnnotation, "Tuple[torch.Tensor, torch.Tensor]");
+  h = parseFunctionHeader("def forward(self, x):\n    return x\n", "forward");
+  ASSERT_TRUE(h);
+  EXPECT_TRUE(h->returnAnnotation.empty());
+  EXPECT_TRUE(h->parameters[1].annotation.empty());
+  EXPECT_FALSE(parseFunctionHeader("def forward_all(self):\n", "forward"));
+  EXPECT_FALSE(parseFunctionHeader("def forward(self, *args):\n", "forward"));
+}
+
+}  // namespace
+}  // namespace tdfx::trace::py

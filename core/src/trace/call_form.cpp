@@ -32,42 +32,62 @@ bool isListType(c10::TypePtr t) {
   return t && t->kind() == c10::TypeKind::ListType;
 }
 
-// Maps a written call's arguments onto schema inputs. `offset` is 1 for methods (self is args[0]).
-bool mapWrittenArguments(const py::Expr& call, const c10::FunctionSchema& schema, size_t offset,
+// The value FX records for a written argument: the graph's value, in the form the user wrote it.
+// TorchScript turns `(2, 3)` into a list and broadcasts `2` for an int[2] parameter to [2, 2]; a
+// Python call passes the tuple or the int itself.
+Argument writtenValue(const py::Expr& text, const Argument& input) {
+  if (auto literal = literalArgument(text)) return *literal;
+  const auto* list = std::get_if<ArgumentList>(&input.value);
+  if (!list) return input;
+  if (text.kind == py::Expr::Kind::Tuple && text.items.size() == list->items.size()) return Argument(ArgumentTuple{list->items});
+  if (text.kind != py::Expr::Kind::List && text.kind != py::Expr::Kind::Tuple && list->items.size() == 1)
+    return list->items.front();  // `x.sum(dim)` for an int[1] parameter
+  return input;
+}
+
+// Maps a written call's arguments onto schema inputs. For a method the receiver is the schema's
+// `self` (not always its first argument: `x.where(cond, y)` is aten::where(condition, self, other)).
+bool mapWrittenArguments(const py::Expr& call, const c10::FunctionSchema& schema, bool method,
                          const std::vector<Argument>& inputs, CallForm& form) {
   const auto& sargs = schema.arguments();
-  size_t positionalSlots = 0;
-  while (positionalSlots < sargs.size() && !sargs[positionalSlots].kwarg_only()) ++positionalSlots;
-  if (positionalSlots < offset || inputs.size() != sargs.size()) return false;
+  if (inputs.size() != sargs.size()) return false;
   for (const py::ExprPtr& item : call.items)
     if (item->kind == py::Expr::Kind::Starred) return false;  // *args: counts say nothing
-  const size_t written = call.positionalCount();
-  const size_t available = positionalSlots - offset;
-  for (size_t i = 0; i < offset; ++i) form.args.push_back(inputs[i]);
-  if (written <= available) {
-    for (size_t i = 0; i < written; ++i) {
-      // `x.sum(0)` for an int[1] parameter: TorchScript wrapped the scalar in a list, the user did not.
-      const Argument& in = inputs[offset + i];
-      const py::Expr& text = *call.items[1 + i];
-      const auto* items = in.items();
-      const bool wrapped = isListType(sargs[offset + i].type()) && items && items->size() == 1 &&
-                           std::holds_alternative<ArgumentList>(in.value) && text.kind != py::Expr::Kind::List &&
-                           text.kind != py::Expr::Kind::Tuple;
-      form.args.push_back(wrapped ? items->front() : in);
+  std::vector<size_t> slots;  // schema positions the written positional arguments fill, in order
+  size_t self = sargs.size();
+  for (size_t i = 0; i < sargs.size() && !sargs[i].kwarg_only(); ++i) {
+    if (method && self == sargs.size() && sargs[i].name() == "self") {
+      self = i;
+      continue;
     }
+    slots.push_back(i);
+  }
+  if (method) {
+    if (self == sargs.size()) {
+      if (slots.empty()) return false;
+      self = slots.front();
+      slots.erase(slots.begin());
+    }
+    form.args.push_back(inputs[self]);
+  }
+  const size_t written = call.positionalCount();
+  if (written <= slots.size()) {
+    for (size_t i = 0; i < written; ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]]));
   } else {
     // Varargs like x.view(2, 3) or x.permute(0, 2, 1): TorchScript packed them into the last list.
-    if (available == 0 || !isListType(sargs[offset + available - 1].type())) return false;
-    const std::vector<Argument>* items = inputs[offset + available - 1].items();
-    if (!items || available - 1 + items->size() != written) return false;
-    for (size_t i = 0; i + 1 < available; ++i) form.args.push_back(inputs[offset + i]);
+    if (slots.empty() || !isListType(sargs[slots.back()].type())) return false;
+    const std::vector<Argument>* items = inputs[slots.back()].items();
+    if (!items || slots.size() - 1 + items->size() != written) return false;
+    for (size_t i = 0; i + 1 < slots.size(); ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]]));
     for (const Argument& a : *items) form.args.push_back(a);
   }
-  for (const std::string& name : call.keywords) {
+  const size_t firstKeyword = 1 + written;
+  for (size_t k = 0; k < call.keywords.size(); ++k) {
+    const std::string& name = call.keywords[k];
     bool found = false;
     for (size_t i = 0; i < sargs.size(); ++i) {
       if (sargs[i].name() == name) {
-        form.kwargs.emplace_back(name, inputs[i]);
+        form.kwargs.emplace_back(name, writtenValue(*call.items[firstKeyword + k], inputs[i]));
         found = true;
         break;
       }
@@ -132,7 +152,8 @@ std::optional<CallForm> operatorForm(const py::Expr& expr, const torch::jit::Nod
   if (inputs.size() < 2) return std::nullopt;
   // aten::add/sub carry alpha; only alpha == 1 is the plain operator.
   if (inputs.size() > 2) {
-    const std::string kind = node.kind().toUnqualString();
+    std::string kind = node.kind().toUnqualString();
+    if (kind.size() > 1 && kind.back() == '_') kind.pop_back();  // `x += y` may reach TorchScript as add_
     const bool alphaOne = (kind == "add" || kind == "sub") && inputs.size() == 3 && constants[2] && constants[2]->isInt() &&
                           constants[2]->toInt() == 1;
     if (!alphaOne) return std::nullopt;
@@ -157,17 +178,65 @@ std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSch
       const auto* callable = findCallable(*ns + "." + callee.text);
       if (!callable || callable->kind != CallKind::AsWritten) return std::nullopt;
       form.target = callable->target;
-      if (!mapWrittenArguments(call, schema, 0, inputs, form)) return std::nullopt;
+      if (!mapWrittenArguments(call, schema, false, inputs, form)) return std::nullopt;
       return form;
     }
   }
   form.op = OpKind::CallMethod;
   form.target = callee.text;
-  if (!mapWrittenArguments(call, schema, 1, inputs, form)) return std::nullopt;
+  if (!mapWrittenArguments(call, schema, true, inputs, form)) return std::nullopt;
   return form;
 }
 
 }  // namespace
+
+std::optional<Argument> literalArgument(const py::Expr& e) {
+  using K = py::Expr::Kind;
+  switch (e.kind) {
+    case K::Number: {
+      const std::string& t = e.text;
+      if (t.find_first_of("jJxXoObB_") != std::string::npos) return std::nullopt;
+      try {
+        if (t.find_first_of(".eE") == std::string::npos) return Argument(static_cast<int64_t>(std::stoll(t)));
+        return Argument(std::stod(t));
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    case K::UnaryOp: {
+      if (e.text != "-" || e.items[0]->kind != K::Number) return std::nullopt;
+      auto v = literalArgument(*e.items[0]);
+      if (!v) return std::nullopt;
+      if (const auto* i = std::get_if<int64_t>(&v->value)) return Argument(-*i);
+      if (const auto* d = std::get_if<double>(&v->value)) return Argument(-*d);
+      return std::nullopt;
+    }
+    case K::String: {
+      // Plain one-line literals without escapes: 'mean', "nearest".
+      const std::string& t = e.text;
+      if (t.size() < 2 || (t[0] != '\'' && t[0] != '"') || t.back() != t[0] || t.find('\\') != std::string::npos)
+        return std::nullopt;
+      return Argument(t.substr(1, t.size() - 2));
+    }
+    case K::Name:
+      if (e.text == "None") return Argument();
+      if (e.text == "True") return Argument(true);
+      if (e.text == "False") return Argument(false);
+      return std::nullopt;
+    case K::Tuple:
+    case K::List: {
+      std::vector<Argument> items;
+      for (const auto& item : e.items) {
+        auto v = literalArgument(*item);
+        if (!v) return std::nullopt;
+        items.push_back(std::move(*v));
+      }
+      if (e.kind == K::Tuple) return Argument(ArgumentTuple{std::move(items)});
+      return Argument(ArgumentList{std::move(items)});
+    }
+    default: return std::nullopt;
+  }
+}
 
 std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const py::ExprPtr& expr,
                                             const std::vector<Argument>& inputs) {
@@ -176,23 +245,17 @@ std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, c
   const std::string name = callee.kind == py::Expr::Kind::Attribute || callee.kind == py::Expr::Kind::Name ? callee.text : "";
   if (name != schema.name().substr(schema.name().rfind('.') + 1)) return std::nullopt;
   CallForm form;
-  if (!mapWrittenArguments(*expr, schema, 0, inputs, form)) return std::nullopt;
+  if (!mapWrittenArguments(*expr, schema, false, inputs, form)) return std::nullopt;
   return form;
 }
 
 std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
-                                        const std::vector<Argument>& inputs) {
-  const auto valueOf = [&](const std::string& name) -> std::optional<Argument> {
-    const auto& sargs = schema.arguments();
-    for (size_t i = 0; i < sargs.size() && i < inputs.size(); ++i)
-      if (sargs[i].name() == name) return coerceToSchemaType(inputs[i], sargs[i].real_type());
-    return std::nullopt;
-  };
-  const auto names = [](const char* list) {
+                                        const std::vector<Argument>& inputs, const py::ExprPtr& written) {
+  const auto split = [](const char* list, char sep) {
     std::vector<std::string> out;
     std::string current;
     for (const char* p = list; *p; ++p) {
-      if (*p == ',') {
+      if (*p == sep) {
         out.push_back(current);
         current.clear();
       } else {
@@ -202,14 +265,45 @@ std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& calla
     if (!current.empty()) out.push_back(current);
     return out;
   };
+  const auto& sargs = schema.arguments();
+  // The written call, when the text is a call of this function: what the user passed, as written.
+  const py::Expr* call = written && written->kind == py::Expr::Kind::Call ? written.get() : nullptr;
+  if (call) {
+    for (const auto& item : call->items)
+      if (item->kind == py::Expr::Kind::Starred) call = nullptr;
+  }
+  if (call && call->positionalCount() > sargs.size()) call = nullptr;
+  std::map<std::string, std::string> defaults;
+  for (const std::string& d : split(callable.defaults, '\t')) {
+    const size_t eq = d.find('=');
+    if (eq != std::string::npos) defaults[d.substr(0, eq)] = d.substr(eq + 1);
+  }
+  const auto valueOf = [&](const std::string& name) -> std::optional<Argument> {
+    size_t index = sargs.size();
+    for (size_t i = 0; i < sargs.size() && i < inputs.size(); ++i)
+      if (sargs[i].name() == name) index = i;
+    if (index == sargs.size()) return std::nullopt;
+    const Argument value = coerceToSchemaType(inputs[index], sargs[index].real_type());
+    if (!call) return value;
+    if (index < call->positionalCount()) return writtenValue(*call->items[1 + index], value);
+    for (size_t k = 0; k < call->keywords.size(); ++k)
+      if (call->keywords[k] == name) return writtenValue(*call->items[1 + call->positionalCount() + k], value);
+    // Not written: Python passes the function's default, as the function declares it.
+    if (auto it = defaults.find(name); it != defaults.end()) {
+      if (py::ExprPtr d = py::parseExpressionPrefix(it->second)) {
+        if (auto literal = literalArgument(*d)) return literal;
+      }
+    }
+    return value;
+  };
   CallForm form;
   form.target = callable.target;
-  for (const std::string& name : names(callable.args)) {
+  for (const std::string& name : split(callable.args, ',')) {
     auto v = valueOf(name);
     if (!v) return std::nullopt;
     form.args.push_back(std::move(*v));
   }
-  for (const std::string& name : names(callable.kwargs)) {
+  for (const std::string& name : split(callable.kwargs, ',')) {
     auto v = valueOf(name);
     if (!v) return std::nullopt;
     form.kwargs.emplace_back(name, std::move(*v));

@@ -41,10 +41,14 @@ namespace generated {
 struct CallableSpelling;
 }
 /// The args and kwargs FX records for a call of a Handled torch function (`F.softmax`): the
-/// parameters the table names, taken from the call's schema-ordered `inputs`; nullopt when the
-/// schema lacks one of them.
+/// parameters the table names, with the values the user wrote in `written` (the call's text; may
+/// be null) and the function's declared defaults for the others, else the call's schema-ordered
+/// `inputs`; nullopt when the schema lacks one of them.
 std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
-                                        const std::vector<Argument>& inputs);
+                                        const std::vector<Argument>& inputs, const py::ExprPtr& written);
+
+/// The value of a Python literal (number, string, None/True/False, tuples and lists of them).
+std::optional<Argument> literalArgument(const py::Expr& e);
 
 /// The FX view of a constant: None, bool, int, float, str, device and (nested) lists and tuples.
 /// Returns nullopt for values FX args cannot hold (tensors, objects).

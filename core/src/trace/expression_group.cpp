@@ -19,26 +19,6 @@ bool sameRange(const SourceLocation& a, const SourceLocation& b) {
   return a.start == b.start && a.rangeLength == b.rangeLength && a.file == b.file && a.line == b.line;
 }
 
-// A Python number literal (or its negation) as FX would print it.
-std::optional<Argument> literalValue(const py::Expr& e) {
-  if (e.kind == py::Expr::Kind::UnaryOp && e.text == "-" && e.items[0]->kind == py::Expr::Kind::Number) {
-    auto v = literalValue(*e.items[0]);
-    if (!v) return std::nullopt;
-    if (auto* i = std::get_if<int64_t>(&v->value)) return Argument(-*i);
-    if (auto* d = std::get_if<double>(&v->value)) return Argument(-*d);
-    return std::nullopt;
-  }
-  if (e.kind != py::Expr::Kind::Number) return std::nullopt;
-  const std::string& t = e.text;
-  if (t.find_first_of("jJxXoObB_") != std::string::npos) return std::nullopt;
-  try {
-    if (t.find_first_of(".eE") == std::string::npos) return Argument(static_cast<int64_t>(std::stoll(t)));
-    return Argument(std::stod(t));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 bool isIndexingOp(const jit::Node* n) {
   const auto k = n->kind();
   return k == c10::aten::slice || k == c10::aten::select || k == c10::aten::unsqueeze || k == c10::aten::index;
@@ -191,7 +171,7 @@ std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::N
   form.target = "operator." + name;
   size_t used = 0;
   for (const auto& operand : expr.items) {
-    if (auto literal = literalValue(*operand)) {
+    if (auto literal = literalArgument(*operand)) {
       form.args.push_back(*literal);
     } else if (used < values.size()) {
       form.args.push_back(values[used++]);
@@ -213,7 +193,7 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   for (const jit::Node* n : group)
     if (!n->maybeOperator()) return 0;
   // Constants and list constructions between the group's nodes define values the group reads.
-  for (jit::Node* n = first->next(); n != group.back(); n = n->next())
+  for (jit::Node* n = first; n != group.back(); n = n->next())
     if (std::find(group.begin(), group.end(), n) == group.end()) convertNode(n, frame);
   NodeMeta meta;
   py::ExprPtr expr = describeSource(first, frame, meta);

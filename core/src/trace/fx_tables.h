@@ -22,6 +22,7 @@ struct CallableSpelling {
   CallKind kind;
   const char* args;      ///< Handled: the parameters passed positionally, comma-separated
   const char* kwargs;    ///< Handled: the parameters passed by keyword, in order
+  const char* defaults;  ///< Handled: `name=repr(default)` per parameter with a default, tab-separated
 };
 struct OperatorLowering {
   const char* name;      ///< the operator module's function: "add", "and_", "neg"

@@ -95,19 +95,26 @@ def callables():
             if not funcs:
                 target = qualified(fn)
                 if target:
-                    rows[spelling] = (target, aten, "AsWritten", [], [])
+                    rows[spelling] = (target, aten, "AsWritten", [], [], [])
                 continue
             for py in funcs:
                 handled = handled_call(py)
                 key = f"{py.__module__}.{py.__name__}" if py is not fn else spelling
                 if handled and handled[0] is not None and qualified(handled[0]):
-                    rows.setdefault(key, (qualified(handled[0]), aten, "Handled", handled[1], handled[2]))
+                    rows.setdefault(key, (qualified(handled[0]), aten, "Handled", handled[1], handled[2],
+                                          defaults(py)))
                 else:
-                    rows.setdefault(key, ("", aten, "TracedThrough", [], []))
+                    rows.setdefault(key, ("", aten, "TracedThrough", [], [], []))
             if funcs[0] is not fn:  # boolean_dispatch: the public spelling records like its default branch
                 default = closure_default(fn)
                 rows.setdefault(spelling, rows[f"{default.__module__}.{default.__name__}"])
     return rows
+
+
+def defaults(fn):
+    """name=repr(default) for each parameter with a default: what FX records when it is not written."""
+    return [f"{name}={p.default!r}" for name, p in inspect.signature(fn).parameters.items()
+            if p.default is not inspect.Parameter.empty]
 
 
 def closure_default(fn):
@@ -150,7 +157,7 @@ def tensor_methods():
 
 
 def c_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n") + '"'
 
 
 def main():
@@ -164,9 +171,9 @@ def main():
         "",
         "const CallableSpelling kCallables[] = {",
     ]
-    for spelling, (target, aten, kind, args, kwargs) in sorted(callables().items()):
+    for spelling, (target, aten, kind, args, kwargs, defs) in sorted(callables().items()):
         out.append(f"    {{{c_string(spelling)}, {c_string(target)}, {c_string(aten)}, CallKind::{kind}, "
-                   f"{c_string(','.join(args))}, {c_string(','.join(kwargs))}}},")
+                   f"{c_string(','.join(args))}, {c_string(','.join(kwargs))}, {c_string(chr(9).join(defs))}}},")
     out += ["};", "const size_t kNumCallables = sizeof(kCallables) / sizeof(kCallables[0]);", ""]
     out.append("const OperatorLowering kOperators[] = {")
     for name, operands, aten, swapped in operator_lowering():

@@ -215,9 +215,25 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
     frame.env[node->output()] = SymValue::ofNode(fxNode);
     return;
   }
-  // A multi-output operator yields a tuple; each output is read with operator.getitem, as FX does
-  // when Python unpacks `a, b = torch.max(x, 1)`.
+  // A multi-output operator yields one tuple in Python, and FX records that one value. Only where
+  // the code reads an item (`a, b = torch.max(x, 1)`, `x.topk(2)[0]`) does an operator.getitem
+  // appear; a tuple that repacks every output in order is the call's value itself.
+  const jit::Node* repack = nullptr;
   for (size_t i = 0; i < numOutputs; ++i) {
+    const auto& uses = node->outputs()[i]->uses();
+    const bool inRepack = uses.size() == 1 && uses[0].user->kind() == c10::prim::TupleConstruct &&
+                          uses[0].offset == i && uses[0].user->inputs().size() == numOutputs &&
+                          (repack == nullptr || repack == uses[0].user);
+    repack = inRepack ? uses[0].user : nullptr;
+    if (!repack) break;
+  }
+  if (repack) {
+    frame.env[repack->output()] = SymValue::ofNode(fxNode);
+    repacked_.insert(repack);
+    return;
+  }
+  for (size_t i = 0; i < numOutputs; ++i) {
+    if (node->outputs()[i]->uses().empty()) continue;
     frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
   }
 }
@@ -255,6 +271,13 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
   }
   if (kind == c10::prim::SetAttr) fail(node, frame, "modules that assign attributes in forward are not supported");
   if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) return convertUnpack(node, frame);
+  if (repacked_.count(node)) return;  // the value of a multi-output call, set by setOutputs
+  if (kind == c10::aten::warn) {
+    // warnings.warn runs while Python traces; torch.fx records nothing for it.
+    bool constantInputs = true;
+    for (const jit::Value* in : node->inputs()) constantInputs = constantInputs && frame.get(in).constant.has_value();
+    if (constantInputs) return;
+  }
   if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) return convertConstruct(node, frame);
   static const c10::Symbol listMutations[] = {
       c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
@@ -444,7 +467,7 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   if (callable && callable->kind == CallKind::Handled) {
     // FX records what the function hands to handle_torch_function: fixed args and kwargs,
     // defaults included.
-    if (auto recorded = handledCallArgs(*callable, fn->getSchema(), inputs)) {
+    if (auto recorded = handledCallArgs(*callable, fn->getSchema(), inputs, expr)) {
       target = callable->target;
       fxArgs = std::move(recorded->args);
       fxKwargs = std::move(recorded->kwargs);

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,7 @@ class ModuleTracer {
   Graph& graph_;
   const SourceIndex* sources_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
+  std::unordered_set<const torch::jit::Node*> repacked_;  // tuples that are a multi-output call's value
   int tensorConstants_ = 0;
   std::map<std::string, std::string> moduleTypes_;
 };

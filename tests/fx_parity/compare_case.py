@@ -55,7 +55,9 @@ def parse_dot(text):
             if name in ("node", "edge", "graph"):
                 continue
             attrs = n.get_attributes()
-            nodes[name] = {"label": unquote(attrs.get("label")), "fillcolor": unquote(attrs.get("fillcolor"))}
+            # A backslash-newline inside a quoted string only continues the line (Graphviz wraps long ones).
+            label = unquote(attrs.get("label")).replace("\\\n", "")
+            nodes[name] = {"label": label, "fillcolor": unquote(attrs.get("fillcolor"))}
         for e in g.get_edges():
             edges.add((unquote(str(e.get_source())), unquote(str(e.get_destination()))))
         for s in g.get_subgraphs():
@@ -92,8 +94,9 @@ def run_case(cli, cases, name, picture=True):
     details = []
     if r.returncode != 0:
         return False, False, False, f"tdfx-cli trace failed (exit {r.returncode}): {r.stderr.strip()}"
-    # tdfx-cli prints the graph, a newline, then the code (which starts with three newlines).
-    cut = r.stdout.find("\n\n\n\ndef ")
+    # tdfx-cli prints the graph, a newline, then the code (which starts with a newline); the graph
+    # ends where its last line (`return ...`) does.
+    cut = r.stdout.find("\n", r.stdout.find("\n    return ") + 1)
     got_graph, got_code = (r.stdout[:cut], r.stdout[cut + 1:]) if cut >= 0 else (r.stdout, "")
     graph_ok, code_ok = got_graph == graph, got_code == code
     if not graph_ok:

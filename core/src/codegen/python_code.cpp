@@ -1,5 +1,7 @@
 #include "tdfx/codegen/python_code.h"
 
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -57,7 +59,24 @@ std::string formatArgs(const std::vector<Argument>& args, size_t first, const Kw
   return out;
 }
 
-std::string statement(const Node& node) {
+// FX's add_global: torch's callables keep their qualified name; any other function (one that
+// torch.fx.wrap kept as one call) gets a global named after it, unique in the graph's namespace.
+struct Globals {
+  NameSpace names;
+  std::map<std::string, std::string> byTarget;
+  std::vector<std::string> wrapped;  // in first use, for the `torch.fx._symbolic_trace.wrap("NAME")` lines
+
+  std::string nameFor(const std::string& target) {
+    if (target.rfind("torch.", 0) == 0) return target;
+    auto it = byTarget.find(target);
+    if (it != byTarget.end()) return it->second;
+    const std::string name = names.create(target);
+    wrapped.push_back(name);
+    return byTarget.emplace(target, name).first->second;
+  }
+};
+
+std::string statement(const Node& node, Globals& globals) {
   const std::string& t = node.target();
   const std::string lhs = node.name() + " = ";
   switch (node.op()) {
@@ -72,8 +91,10 @@ std::string statement(const Node& node) {
       if (t.rfind("operator.", 0) == 0) {
         if (const char* fmt = magicFormat(t.substr(9))) return lhs + substitute(fmt, node.args());
       }
-      std::string global = t;
+      std::string global;
       if (t.rfind("builtins.", 0) == 0) global = t.substr(9);
+      else if (t.rfind("operator.", 0) == 0) global = t;
+      else global = globals.nameFor(t);
       const auto& a = node.args();
       if (global == "getattr" && a.size() == 2 && std::holds_alternative<std::string>(a[1].value) &&
           isPythonIdentifier(std::get<std::string>(a[1].value)))
@@ -102,6 +123,7 @@ PythonCode pythonCode(const Graph& graph) {
   }
 
   PythonCode code;
+  Globals globals{graph.names(), {}, {}};
   std::vector<std::string> params;
   std::string returnAnnotation;
   std::string body;
@@ -124,7 +146,7 @@ PythonCode pythonCode(const Graph& graph) {
       body += "return " + (node.args().empty() ? std::string("None") : formatCodeArgument(node.args()[0])) + "\n";
       continue;
     }
-    body += statement(node);
+    body += statement(node, globals);
     auto freed = freedAfter.find(&node);
     if (freed != freedAfter.end() && !freed->second.empty()) {
       body += ";  ";
@@ -147,7 +169,17 @@ PythonCode pythonCode(const Graph& graph) {
     indented += "\n";
     start = nl + 1;
   }
-  code.text = "\n\n\n" + signature + "\n" + indented;
+  std::string wraps;
+  for (const std::string& name : globals.wrapped) wraps += "torch.fx._symbolic_trace.wrap(\"" + name + "\")\n";
+  if (!wraps.empty()) {
+    // FX: "\n" + the wrap lines + "\n" before the def, where there are otherwise three newlines;
+    // every later statement's line moves down with them.
+    const int extra = static_cast<int>(std::count(wraps.begin(), wraps.end(), '\n')) - 1;
+    for (auto& entry : code.nodeLines) entry.second += extra;
+    code.text = "\n" + wraps + "\n" + signature + "\n" + indented;
+  } else {
+    code.text = "\n\n\n" + signature + "\n" + indented;
+  }
   return code;
 }
 

@@ -335,7 +335,9 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         w.kind = ViewNode::Kind::Parameter;
         w.shape = "record";
         w.fillColor = "Salmon";
-        w.recordLabel = "{" + recordEscape(w.id) + "|op_code=get_" + (p.isBuffer ? "buffer" : "parameter") + "\\l" +
+        // FxGraphDrawer 1.13's label, operator precedence included: `name|op_code=get_parameter`
+        // for a parameter, but only `buffer\l` for a buffer.
+        w.recordLabel = "{" + (p.isBuffer ? std::string("buffer\\l") : recordEscape(w.id) + "|op_code=get_parameter") +
                         dtypeRepr(p.dtype) + recordEscape(formatShape(p.shape)) + "\\n}";
         w.cluster = view.nodes.back().cluster;
         view.edges.push_back({w.id, n.name(), ""});

@@ -35,20 +35,31 @@ bool isListType(c10::TypePtr t) {
 // The value FX records for a written argument: the graph's value, in the form the user wrote it.
 // TorchScript turns `(2, 3)` into a list and broadcasts `2` for an int[2] parameter to [2, 2]; a
 // Python call passes the tuple or the int itself.
-Argument writtenValue(const py::Expr& text, const Argument& input) {
+// A module attribute (`self.normalized_shape`) is what the module holds: FX sees the Python value.
+Argument writtenValue(const py::Expr& text, const Argument& input, const c10::TypePtr& schemaType,
+                      const AttributeValues& attributes) {
   if (auto literal = literalArgument(text)) return *literal;
+  if (attributes) {
+    if (auto held = attributes(text); held && !held->refersToNodes()) return *held;
+  }
   const auto* list = std::get_if<ArgumentList>(&input.value);
   if (!list) return input;
   if (text.kind == py::Expr::Kind::Tuple && text.items.size() == list->items.size()) return Argument(ArgumentTuple{list->items});
-  if (text.kind != py::Expr::Kind::List && text.kind != py::Expr::Kind::Tuple && list->items.size() == 1)
-    return list->items.front();  // `x.sum(dim)` for an int[1] parameter
+  // `x.sum(dim)` for an int[1] parameter: TorchScript wrapped the scalar in a list.
+  c10::TypePtr t = schemaType;
+  if (t && t->kind() == c10::TypeKind::OptionalType) t = t->expectRef<c10::OptionalType>().getElementType();
+  const bool scalarList = t && t->kind() == c10::TypeKind::ListType &&
+                          t->expectRef<c10::ListType>().getElementType()->kind() != c10::TypeKind::TensorType &&
+                          t->expectRef<c10::ListType>().getElementType()->kind() != c10::TypeKind::OptionalType;
+  if (scalarList && text.kind != py::Expr::Kind::List && text.kind != py::Expr::Kind::Tuple && list->items.size() == 1)
+    return list->items.front();
   return input;
 }
 
 // Maps a written call's arguments onto schema inputs. For a method the receiver is the schema's
 // `self` (not always its first argument: `x.where(cond, y)` is aten::where(condition, self, other)).
 bool mapWrittenArguments(const py::Expr& call, const c10::FunctionSchema& schema, bool method,
-                         const std::vector<Argument>& inputs, CallForm& form) {
+                         const std::vector<Argument>& inputs, const AttributeValues& attributes, CallForm& form) {
   const auto& sargs = schema.arguments();
   if (inputs.size() != sargs.size()) return false;
   for (const py::ExprPtr& item : call.items)
@@ -72,13 +83,13 @@ bool mapWrittenArguments(const py::Expr& call, const c10::FunctionSchema& schema
   }
   const size_t written = call.positionalCount();
   if (written <= slots.size()) {
-    for (size_t i = 0; i < written; ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]]));
+    for (size_t i = 0; i < written; ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]], sargs[slots[i]].type(), attributes));
   } else {
     // Varargs like x.view(2, 3) or x.permute(0, 2, 1): TorchScript packed them into the last list.
     if (slots.empty() || !isListType(sargs[slots.back()].type())) return false;
     const std::vector<Argument>* items = inputs[slots.back()].items();
     if (!items || slots.size() - 1 + items->size() != written) return false;
-    for (size_t i = 0; i + 1 < slots.size(); ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]]));
+    for (size_t i = 0; i + 1 < slots.size(); ++i) form.args.push_back(writtenValue(*call.items[1 + i], inputs[slots[i]], sargs[slots[i]].type(), attributes));
     for (const Argument& a : *items) form.args.push_back(a);
   }
   const size_t firstKeyword = 1 + written;
@@ -86,8 +97,9 @@ bool mapWrittenArguments(const py::Expr& call, const c10::FunctionSchema& schema
     const std::string& name = call.keywords[k];
     bool found = false;
     for (size_t i = 0; i < sargs.size(); ++i) {
-      if (sargs[i].name() == name) {
-        form.kwargs.emplace_back(name, writtenValue(*call.items[firstKeyword + k], inputs[i]));
+      // torch's Python bindings call aten's `self` `input` (`torch.sum(input=x)`).
+      if (sargs[i].name() == name || (name == "input" && sargs[i].name() == "self" && !method)) {
+        form.kwargs.emplace_back(name, writtenValue(*call.items[firstKeyword + k], inputs[i], sargs[i].type(), attributes));
         found = true;
         break;
       }
@@ -168,7 +180,7 @@ std::optional<CallForm> operatorForm(const py::Expr& expr, const torch::jit::Nod
 
 // The call as the user wrote it: `torch.softmax(x, dim=1)`, `F.linear(x, w)`, `x.view(n, -1)`.
 std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSchema& schema,
-                                    const std::vector<Argument>& inputs) {
+                                    const std::vector<Argument>& inputs, const AttributeValues& attributes) {
   const py::Expr& callee = *call.items[0];
   if (callee.kind != py::Expr::Kind::Attribute) return std::nullopt;
   CallForm form;
@@ -178,13 +190,13 @@ std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSch
       const auto* callable = findCallable(*ns + "." + callee.text);
       if (!callable || callable->kind != CallKind::AsWritten) return std::nullopt;
       form.target = callable->target;
-      if (!mapWrittenArguments(call, schema, false, inputs, form)) return std::nullopt;
+      if (!mapWrittenArguments(call, schema, false, inputs, attributes, form)) return std::nullopt;
       return form;
     }
   }
   form.op = OpKind::CallMethod;
   form.target = callee.text;
-  if (!mapWrittenArguments(call, schema, true, inputs, form)) return std::nullopt;
+  if (!mapWrittenArguments(call, schema, true, inputs, attributes, form)) return std::nullopt;
   return form;
 }
 
@@ -238,19 +250,28 @@ std::optional<Argument> literalArgument(const py::Expr& e) {
   }
 }
 
+std::optional<CallForm> writtenCallArgs(const py::Expr& call, const c10::FunctionSchema& schema,
+                                        const std::vector<Argument>& inputs, bool method,
+                                        const AttributeValues& attributes) {
+  CallForm form;
+  if (!mapWrittenArguments(call, schema, method, inputs, attributes, form)) return std::nullopt;
+  return form;
+}
+
 std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const py::ExprPtr& expr,
-                                            const std::vector<Argument>& inputs) {
+                                            const std::vector<Argument>& inputs, const AttributeValues& attributes) {
   if (!expr || expr->kind != py::Expr::Kind::Call) return std::nullopt;
   const py::Expr& callee = *expr->items[0];
   const std::string name = callee.kind == py::Expr::Kind::Attribute || callee.kind == py::Expr::Kind::Name ? callee.text : "";
   if (name != schema.name().substr(schema.name().rfind('.') + 1)) return std::nullopt;
   CallForm form;
-  if (!mapWrittenArguments(*expr, schema, false, inputs, form)) return std::nullopt;
+  if (!mapWrittenArguments(*expr, schema, false, inputs, attributes, form)) return std::nullopt;
   return form;
 }
 
 std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
-                                        const std::vector<Argument>& inputs, const py::ExprPtr& written) {
+                                        const std::vector<Argument>& inputs, const py::ExprPtr& written,
+                                        const AttributeValues& attributes) {
   const auto split = [](const char* list, char sep) {
     std::vector<std::string> out;
     std::string current;
@@ -285,9 +306,11 @@ std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& calla
     if (index == sargs.size()) return std::nullopt;
     const Argument value = coerceToSchemaType(inputs[index], sargs[index].real_type());
     if (!call) return value;
-    if (index < call->positionalCount()) return writtenValue(*call->items[1 + index], value);
+    const c10::TypePtr& type = sargs[index].type();
+    if (index < call->positionalCount()) return writtenValue(*call->items[1 + index], value, type, attributes);
     for (size_t k = 0; k < call->keywords.size(); ++k)
-      if (call->keywords[k] == name) return writtenValue(*call->items[1 + call->positionalCount() + k], value);
+      if (call->keywords[k] == name)
+        return writtenValue(*call->items[1 + call->positionalCount() + k], value, type, attributes);
     // Not written: Python passes the function's default, as the function declares it.
     if (auto it = defaults.find(name); it != defaults.end()) {
       if (py::ExprPtr d = py::parseExpressionPrefix(it->second)) {
@@ -354,36 +377,48 @@ Argument coerceToSchemaType(const Argument& arg, const c10::TypePtr& schemaType)
 
 CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, const std::vector<Argument>& inputs,
                      const std::vector<std::optional<c10::IValue>>& constants,
-                     const std::vector<std::string>& inputNames) {
+                     const std::vector<std::string>& inputNames, const AttributeValues& attributes) {
   const std::string ns = node.kind().ns().toUnqualString();
   const std::string name = node.kind().toUnqualString();
   const c10::FunctionSchema* schema = node.maybeSchema();
 
-  if (expr) {
-    using K = py::Expr::Kind;
-    switch (expr->kind) {
+  // The node may compute only the leftmost part of its expression: `x.shape[-1]` is aten::size
+  // (the `x.shape` part) and then aten::__getitem__ (the subscript).
+  using K = py::Expr::Kind;
+  for (const py::Expr* e = expr.get(); e && e->begin == 0; e = e->items.empty() ? nullptr : e->items[0].get()) {
+    switch (e->kind) {
       case K::Attribute:
         // Attribute reads: x.dtype, x.device, x.shape (aten::size), x.ndim (aten::dim).
-        if (inputs.size() == 1 && ((ns == "prim" && name == expr->text) || (name == "size" && expr->text == "shape") ||
-                                   (name == "dim" && expr->text == "ndim"))) {
+        if (inputs.size() == 1 && ((ns == "prim" && name == e->text) || (name == "size" && e->text == "shape") ||
+                                   (name == "dim" && e->text == "ndim"))) {
           CallForm form;
           form.target = "builtins.getattr";
-          form.args = {inputs[0], Argument(expr->text)};
+          form.args = {inputs[0], Argument(e->text)};
           return form;
         }
         break;
       case K::Call:
         if (schema) {
-          if (auto form = writtenCall(*expr, *schema, inputs)) return *form;
+          if (auto form = writtenCall(*e, *schema, inputs, attributes)) return *form;
         }
         break;
       case K::BinOp:
       case K::UnaryOp:
       case K::Compare:
-        if (auto form = operatorForm(*expr, node, inputs, constants, inputNames)) return *form;
+        if (auto form = operatorForm(*e, node, inputs, constants, inputNames)) return *form;
+        break;
+      case K::Subscript:
+        // Indexing a list or tuple (tensor subscripts are folded by expression groups).
+        if (inputs.size() == 2 && (name == "__getitem__" || node.kind() == c10::prim::TupleIndex)) {
+          CallForm form;
+          form.target = "operator.getitem";
+          form.args = {inputs[0], inputs[1]};
+          return form;
+        }
         break;
       default: break;
     }
+    if (e->kind == K::Call) break;  // a callee alone computes nothing
   }
 
   // No usable source text: the spelling torch's tables give the operator, defaults left out.

@@ -2,6 +2,7 @@
 // Choosing how a TorchScript operator call appears in the FX graph: which Python target
 // (`torch.relu`, `operator.mul`, method `view`) and which args and kwargs, from the user's source
 // text when the archive has debug info, from the operator schema otherwise.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@
 #include "tdfx/ir/node.h"
 
 namespace tdfx::trace {
+
+/// The value a module attribute written in the source holds (`self.normalized_shape` ->
+/// (96,)), or nullopt when the expression is not such an attribute. May be empty.
+using AttributeValues = std::function<std::optional<Argument>(const py::Expr&)>;
 
 struct CallForm {
   OpKind op = OpKind::CallFunction;
@@ -30,12 +35,12 @@ struct CallForm {
 /// exists in torch.
 CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, const std::vector<Argument>& inputs,
                      const std::vector<std::optional<c10::IValue>>& constants,
-                     const std::vector<std::string>& inputNames);
+                     const std::vector<std::string>& inputNames, const AttributeValues& attributes = {});
 
 /// The args and kwargs of a call to a TorchScript function (`F.relu(x, inplace=True)`) as the user
 /// wrote it in `expr`; nullopt when the expression is not such a call.
 std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const py::ExprPtr& expr,
-                                            const std::vector<Argument>& inputs);
+                                            const std::vector<Argument>& inputs, const AttributeValues& attributes = {});
 
 namespace generated {
 struct CallableSpelling;
@@ -45,7 +50,14 @@ struct CallableSpelling;
 /// be null) and the function's declared defaults for the others, else the call's schema-ordered
 /// `inputs`; nullopt when the schema lacks one of them.
 std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
-                                        const std::vector<Argument>& inputs, const py::ExprPtr& written);
+                                        const std::vector<Argument>& inputs, const py::ExprPtr& written,
+                                        const AttributeValues& attributes = {});
+
+/// A written call's arguments mapped onto `schema`'s `inputs` (for a method, args[0] is the
+/// receiver, the schema's `self`); nullopt when the text does not fit the schema.
+std::optional<CallForm> writtenCallArgs(const py::Expr& call, const c10::FunctionSchema& schema,
+                                        const std::vector<Argument>& inputs, bool method,
+                                        const AttributeValues& attributes = {});
 
 /// The value of a Python literal (number, string, None/True/False, tuples and lists of them).
 std::optional<Argument> literalArgument(const py::Expr& e);

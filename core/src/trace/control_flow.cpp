@@ -145,6 +145,23 @@ void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
     frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(in.arg.node(), static_cast<int64_t>(i)));
 }
 
+void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
+  // `return {'a': x, 'b': y}`: FX keeps the dict. Only its FX view exists: the graph's output
+  // shows it; an operation that reads the dict back is not supported.
+  SymValue out;
+  ArgumentDict dict;
+  for (size_t i = 0; i + 1 < node->inputs().size(); i += 2) {
+    const SymValue& key = frame.get(node->input(i));
+    if (!key.constant) fail(node, frame, "dict keys must be constants");
+    dict.keys.push_back(key.arg);
+    dict.values.push_back(frame.get(node->input(i + 1)).arg);
+  }
+  out.arg = Argument(std::move(dict));
+  for (const jit::Use& use : node->output()->uses())
+    if (use.user->kind() != c10::prim::Return) fail(node, frame, "dicts built in forward are supported only as return values");
+  frame.env[node->output()] = std::move(out);
+}
+
 void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   const bool isList = node->kind() == c10::prim::ListConstruct;
   SymValue out;

@@ -27,11 +27,17 @@ struct CallableSpelling {
 struct OperatorLowering {
   const char* name;      ///< the operator module's function: "add", "and_", "neg"
   const char* format;    ///< FX's magic method format: "{} + {}"
-  const char* operands;  ///< T (tensor), f (float), i (int) per operand as written: "Tf", "fT"
+  const char* operands;  ///< T (tensor), f (float), i (int), L (list) per operand as written: "Tf", "fT"
   const char* aten;      ///< the operator TorchScript emits: "aten::add"
   bool swapped;          ///< the aten operator takes the operands in the other order
 };
+struct ModuleConstants {
+  const char* type;       ///< "torch.nn.modules.conv.Conv2d"
+  const char* constants;  ///< the class's __constants__, comma-separated, in declaration order
+};
 extern const CallableSpelling kCallables[];
+extern const ModuleConstants kModuleConstants[];
+extern const size_t kNumModuleConstants;
 extern const size_t kNumCallables;
 extern const OperatorLowering kOperators[];
 extern const size_t kNumOperators;
@@ -46,6 +52,9 @@ const generated::CallableSpelling* findCallable(const std::string& spelling);
 /// The first Python spelling whose TorchScript lowering is `aten` ("aten::special_erf"), or null.
 const generated::CallableSpelling* findCallableForAten(const std::string& aten);
 
+/// The __constants__ of a torch.nn module class, in declaration order; empty when unknown.
+std::vector<std::string> moduleConstantNames(const std::string& type);
+
 /// Whether torch.Tensor has a method `name`.
 bool isTensorMethod(const std::string& name);
 
@@ -56,7 +65,7 @@ std::string operatorName(const std::string& text, bool unary);
 /// The lowering row for FX operator `name` on operand kinds `operands` ("Tf"), or null.
 const generated::OperatorLowering* findOperatorLowering(const std::string& name, const std::string& operands);
 
-/// The FX operator whose TorchScript lowering of tensor operands (all "T") is `aten`, or null.
+/// The FX operator whose TorchScript lowering of `operands` operands (unswapped) is `aten`, or null.
 const generated::OperatorLowering* findOperatorForAten(const std::string& aten, size_t operands);
 
 }  // namespace tdfx::trace

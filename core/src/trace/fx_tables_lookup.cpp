@@ -34,6 +34,25 @@ const generated::CallableSpelling* findCallableForAten(const std::string& aten) 
   return it == index->end() ? nullptr : it->second;
 }
 
+std::vector<std::string> moduleConstantNames(const std::string& type) {
+  for (size_t i = 0; i < generated::kNumModuleConstants; ++i) {
+    if (type != generated::kModuleConstants[i].type) continue;
+    std::vector<std::string> names;
+    std::string current;
+    for (const char* p = generated::kModuleConstants[i].constants;; ++p) {
+      if (*p == ',' || *p == '\0') {
+        if (!current.empty()) names.push_back(current);
+        current.clear();
+        if (*p == '\0') break;
+      } else {
+        current += *p;
+      }
+    }
+    return names;
+  }
+  return {};
+}
+
 bool isTensorMethod(const std::string& name) {
   static const auto* methods = [] {
     auto* s = new std::unordered_set<std::string_view>();
@@ -69,10 +88,9 @@ const generated::OperatorLowering* findOperatorLowering(const std::string& name,
 }
 
 const generated::OperatorLowering* findOperatorForAten(const std::string& aten, size_t operands) {
-  const std::string kinds(operands, 'T');
   for (size_t i = 0; i < generated::kNumOperators; ++i) {
     const auto& row = generated::kOperators[i];
-    if (aten == row.aten && kinds == row.operands && !row.swapped) return &row;
+    if (aten == row.aten && std::string_view(row.operands).size() == operands && !row.swapped) return &row;
   }
   return nullptr;
 }

@@ -12,7 +12,10 @@ Everything comes from torch's own definitions, nothing is typed by hand:
   `handle_torch_function(f, relevant, *args, **kwargs)` with exactly those args and kwargs (read
   from the function's source with `ast`); any other Python function is traced through;
 - torch.jit._builtins._builtin_ops: which aten operator TorchScript compiles each callable to;
+- the functions registered with torch.fx.wrap by torch and torchvision (FX records a call of one
+  as one call_function node, as written, where TorchScript would have it inlined);
 - the Tensor methods (FX records any method call on a proxy as call_method);
+- each torch.nn module class's `__constants__`, in the order FxGraphDrawer prints them;
 - torch.fx.graph.magic_methods, and the aten operator TorchScript emits for each Python operator
   on tensors and scalars (compiled here with torch.jit.script), so `1 - x` is known to be rsub.
 """
@@ -117,6 +120,18 @@ def defaults(fn):
             if p.default is not inspect.Parameter.empty]
 
 
+def wrapped_functions():
+    """Functions torch.fx.wrap registered while torch and torchvision were imported."""
+    import torchvision  # noqa: F401 - imported for the functions it registers
+    import torchvision.ops  # noqa: F401
+    import torch.fx._symbolic_trace as symbolic_trace
+    rows = {}
+    for globals_, name in symbolic_trace._wrapped_fns_to_patch:
+        spelling = f"{globals_['__name__']}.{name}"
+        rows[spelling] = (spelling, "", "AsWritten", [], [], [])
+    return rows
+
+
 def closure_default(fn):
     # boolean_dispatch calls if_true only when the flag argument is given and true.
     return inspect.getclosurevars(fn).nonlocals["if_false"]
@@ -125,18 +140,20 @@ def closure_default(fn):
 def operator_lowering():
     """(python operator, operand kinds, aten kind, swapped) for every FX magic method on tensors."""
     rows = []
-    samples = {"Tensor": "torch.Tensor", "float": "float", "int": "int"}
+    samples = {"Tensor": "torch.Tensor", "float": "float", "int": "int", "List": "List[int]"}
     for name, fmt in fx_graph.magic_methods.items():
-        if name in ("getitem", "div"):
+        if name == "div":
             continue
         unary = fmt.count("{}") == 1
         combos = [("Tensor",)] if unary else [("Tensor", "Tensor"), ("Tensor", "float"), ("float", "Tensor"),
                                               ("Tensor", "int"), ("int", "Tensor")]
+        if name == "getitem":
+            combos = [("List", "int")]  # a tensor subscript is aten::select / slice / index: see expression groups
         for combo in combos:
             params = ", ".join(f"{chr(97 + i)}: {samples[t]}" for i, t in enumerate(combo))
             expr = fmt.format(*[chr(97 + i) for i in range(len(combo))])
             src = f"def f({params}):\n    return {expr}\n"
-            scope = {"torch": torch}
+            scope = {"torch": torch, "List": __import__("typing").List}
             try:
                 exec(src, scope)  # noqa: S102 - fixed templates
                 graph = torch.jit.CompilationUnit(src).f.graph
@@ -156,6 +173,15 @@ def tensor_methods():
     return sorted(n for n in dir(torch.Tensor) if not n.startswith("__") and callable(getattr(torch.Tensor, n, None)))
 
 
+def module_constants():
+    rows = {}
+    for name in dir(torch.nn):
+        cls = getattr(torch.nn, name)
+        if isinstance(cls, type) and issubclass(cls, torch.nn.Module) and getattr(cls, "__constants__", None):
+            rows[f"{cls.__module__}.{cls.__qualname__}"] = list(cls.__constants__)
+    return rows
+
+
 def c_string(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n") + '"'
 
@@ -171,7 +197,9 @@ def main():
         "",
         "const CallableSpelling kCallables[] = {",
     ]
-    for spelling, (target, aten, kind, args, kwargs, defs) in sorted(callables().items()):
+    rows = callables()
+    rows.update(wrapped_functions())
+    for spelling, (target, aten, kind, args, kwargs, defs) in sorted(rows.items()):
         out.append(f"    {{{c_string(spelling)}, {c_string(target)}, {c_string(aten)}, CallKind::{kind}, "
                    f"{c_string(','.join(args))}, {c_string(','.join(kwargs))}, {c_string(chr(9).join(defs))}}},")
     out += ["};", "const size_t kNumCallables = sizeof(kCallables) / sizeof(kCallables[0]);", ""]
@@ -181,6 +209,10 @@ def main():
         out.append(f"    {{{c_string(name)}, {c_string(fmt)}, {c_string(operands)}, {c_string(aten)}, "
                    f"{'true' if swapped else 'false'}}},")
     out += ["};", "const size_t kNumOperators = sizeof(kOperators) / sizeof(kOperators[0]);", ""]
+    out.append("const ModuleConstants kModuleConstants[] = {")
+    for cls, names in sorted(module_constants().items()):
+        out.append(f"    {{{c_string(cls)}, {c_string(','.join(names))}}},")
+    out += ["};", "const size_t kNumModuleConstants = sizeof(kModuleConstants) / sizeof(kModuleConstants[0]);", ""]
     out.append("const char* const kTensorMethods[] = {")
     methods = tensor_methods()
     for i in range(0, len(methods), 6):

@@ -40,15 +40,7 @@ SymValue SymValue::ofModule(ModuleRef m) {
   return s;
 }
 
-std::string pythonTypeName(const c10::ClassTypePtr& type) {
-  if (!type || !type->name()) return "";
-  // Called for every node: cached by qualified name (not by pointer: types of unloaded models are
-  // freed and their addresses reused).
-  static thread_local std::unordered_map<std::string, std::string> cache;
-  const std::string& qualified = type->name()->qualifiedName();
-  auto it = cache.find(qualified);
-  if (it != cache.end()) return it->second;
-  std::string name = qualified;
+std::string pythonQualifiedName(std::string name) {
   const std::string mangle = "___torch_mangle_";
   for (size_t pos; (pos = name.find(mangle)) != std::string::npos;) {
     size_t end = pos + mangle.size();
@@ -58,7 +50,29 @@ std::string pythonTypeName(const c10::ClassTypePtr& type) {
   }
   const std::string prefix = "__torch__.";
   if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
-  return cache.emplace(qualified, name).first->second;
+  return name;
+}
+
+std::string pythonTypeName(const c10::ClassTypePtr& type) {
+  if (!type || !type->name()) return "";
+  // Called for every node: cached by qualified name (not by pointer: types of unloaded models are
+  // freed and their addresses reused).
+  static thread_local std::unordered_map<std::string, std::string> cache;
+  const std::string& qualified = type->name()->qualifiedName();
+  auto it = cache.find(qualified);
+  if (it != cache.end()) return it->second;
+  return cache.emplace(qualified, pythonQualifiedName(qualified)).first->second;
+}
+
+bool isForwardMethod(const std::string& name) {
+  // TorchScript names the overloads of an @_overload_method forward `forward__0`, `forward__1`.
+  if (name.rfind("forward", 0) != 0) return false;
+  size_t i = 7;
+  if (name.compare(i, 2, "__") == 0) i += 2;
+  if (i == name.size()) return i == 7;
+  for (; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return false;
+  return true;
 }
 
 bool isLeafModule(const jit::Module& module) {
@@ -123,6 +137,21 @@ std::optional<SourceLocation> ModuleTracer::userSource(jit::Node* node) const {
   auto original = originalRange(range);
   if (!original || !original->source()) return std::nullopt;
   return sourceLocationOf(*original);
+}
+
+AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
+  const jit::Module module = frame.scope.module;
+  return [module](const py::Expr& e) -> std::optional<Argument> {
+    if (e.kind != py::Expr::Kind::Attribute || e.items[0]->kind != py::Expr::Kind::Name || e.items[0]->text != "self")
+      return std::nullopt;
+    const c10::ClassTypePtr& type = module.type();
+    if (auto slot = type->findConstantSlot(e.text)) return argumentFromIValue(type->getConstant(*slot));
+    if (auto slot = type->findAttributeSlot(e.text)) {
+      const c10::IValue value = module._ivalue()->getSlot(*slot);
+      if (!value.isTensor() && !value.isModule()) return argumentFromIValue(value);
+    }
+    return std::nullopt;
+  };
 }
 
 std::string ModuleTracer::functionSource(const jit::Function& fn) const {
@@ -279,6 +308,7 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
     if (constantInputs) return;
   }
   if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) return convertConstruct(node, frame);
+  if (kind == c10::prim::DictConstruct) return convertDictConstruct(node, frame);
   static const c10::Symbol listMutations[] = {
       c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
       c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove")};
@@ -361,8 +391,9 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     args.push_back(frame.get(node->input(i)));
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
-  if (methodName == "forward" && isLeafModule(target.module) && !target.path.empty()) {
-    setOutputs(node, createLeafCall(node, frame, target, args), 1, frame);
+  if (isForwardMethod(methodName) && isLeafModule(target.module) && !target.path.empty() &&
+      target.path != frame.scope.path) {
+    setOutputs(node, createLeafCall(node, frame, target, methodName, args), 1, frame);
     return;
   }
   auto method = target.module.find_method(methodName);
@@ -379,23 +410,29 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   } catch (const DataDependentError& e) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
     // as one call_module node, and say why in its metadata.
-    if (methodName != "forward" || target.path.empty()) throw;
+    if (!isForwardMethod(methodName) || target.path.empty()) throw;
     for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
       it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
     graph_.truncate(mark);
     tensorConstants_ = tensorConstants;
-    Node* fx = createLeafCall(node, frame, target, args);
+    Node* fx = createLeafCall(node, frame, target, methodName, args);
     fx->meta().leafReason = e.what();
     setOutputs(node, fx, 1, frame);
   }
 }
 
 void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
-  // __constants__ (in_features, stride, ...) are constants of the TorchScript class.
+  // __constants__ (in_features, stride, ...) are constants of the TorchScript class; listed in the
+  // order the Python class declares them, as FxGraphDrawer prints them.
   const c10::ClassTypePtr& type = module.type();
-  for (size_t i = 0; i < type->numConstants(); ++i) {
-    auto arg = argumentFromIValue(type->getConstant(i));
-    meta.moduleConstants.emplace_back(type->getConstantName(i), arg ? formatGraphArgument(*arg) : "?");
+  std::vector<std::string> order = moduleConstantNames(pythonTypeName(type));
+  for (size_t i = 0; i < type->numConstants(); ++i)
+    if (std::find(order.begin(), order.end(), type->getConstantName(i)) == order.end()) order.push_back(type->getConstantName(i));
+  for (const std::string& name : order) {
+    const auto slot = type->findConstantSlot(name);
+    if (!slot) continue;
+    auto arg = argumentFromIValue(type->getConstant(*slot));
+    meta.moduleConstants.emplace_back(name, arg ? formatGraphArgument(*arg) : "?");
   }
   for (const auto& p : module.named_parameters(/*recurse=*/true))
     meta.parameters.push_back({p.name, p.value.sizes().vec(), p.value.scalar_type(), false});
@@ -403,27 +440,41 @@ void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
     meta.parameters.push_back({b.name, b.value.sizes().vec(), b.value.scalar_type(), true});
 }
 
-Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRef& target,
+Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
                                    const std::vector<SymValue>& args) {
+  NodeMeta meta;
+  const py::ExprPtr expr = describeSource(node, frame, meta);
   std::vector<Argument> fxArgs;
+  Kwargs fxKwargs;
   auto kernel = std::make_shared<Kernel>();
   for (const SymValue& a : args) {
     fxArgs.push_back(a.arg);
     kernel->inputs.push_back(a.input);
   }
-  Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs));
-  describeSource(node, frame, fx->meta());
+  // FX records the module call as written (`self.attn(q, k, v, need_weights=False)`), where
+  // TorchScript passes every parameter.
+  if (expr && expr->kind == py::Expr::Kind::Call) {
+    std::vector<Argument> inputs{Argument()};  // self
+    inputs.insert(inputs.end(), fxArgs.begin(), fxArgs.end());
+    if (auto form = writtenCallArgs(*expr, target.module.get_method(method).function().getSchema(), inputs, true,
+                                     attributeValues(frame))) {
+      fxArgs.assign(form->args.begin() + 1, form->args.end());
+      fxKwargs = std::move(form->kwargs);
+    }
+  }
+  Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs), std::move(fxKwargs));
+  fx->meta() = std::move(meta);
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
-  kernel->description = fx->meta().moduleType + ".forward";
+  kernel->description = fx->meta().moduleType + "." + method;
   describeModule(target.module, fx->meta());
   moduleTypes_.emplace(target.path, fx->meta().moduleType);
   const size_t n = args.size();
   jit::Module module = target.module;
-  kernel->run = [module, n](jit::Stack& stack) {
+  kernel->run = [module, method, n](jit::Stack& stack) {
     std::vector<c10::IValue> inputs(std::make_move_iterator(stack.end() - n), std::make_move_iterator(stack.end()));
     stack.erase(stack.end() - n, stack.end());
-    stack.push_back(module.get_method("forward")(std::move(inputs)));
+    stack.push_back(module.get_method(method)(std::move(inputs)));
   };
   fx->setKernel(std::move(kernel));
   return fx;
@@ -433,18 +484,16 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   auto fnType = node->input(0)->type()->cast<c10::FunctionType>();
   if (!fnType) fail(node, frame, "call of a value that is not a function");
   jit::Function* fn = fnType->function();
-  std::string qualified = fn->qualname().qualifiedName();
-  const std::string prefix = "__torch__.";
-  if (qualified.rfind(prefix, 0) == 0) qualified = qualified.substr(prefix.size());
+  const std::string qualified = pythonQualifiedName(fn->qualname().qualifiedName());
   std::vector<SymValue> args;
   for (size_t i = 1; i < node->inputs().size(); ++i) {
     args.push_back(frame.get(node->input(i)));
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
   const generated::CallableSpelling* callable = findCallable(qualified);
-  if (qualified.rfind("torch.", 0) != 0 || (callable && callable->kind == CallKind::TracedThrough)) {
+  if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
-    // it, so inline it.
+    // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
     auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;
@@ -467,12 +516,12 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   if (callable && callable->kind == CallKind::Handled) {
     // FX records what the function hands to handle_torch_function: fixed args and kwargs,
     // defaults included.
-    if (auto recorded = handledCallArgs(*callable, fn->getSchema(), inputs, expr)) {
+    if (auto recorded = handledCallArgs(*callable, fn->getSchema(), inputs, expr, attributeValues(frame))) {
       target = callable->target;
       fxArgs = std::move(recorded->args);
       fxKwargs = std::move(recorded->kwargs);
     }
-  } else if (auto written = writtenFunctionArgs(fn->getSchema(), expr, inputs)) {
+  } else if (auto written = writtenFunctionArgs(fn->getSchema(), expr, inputs, attributeValues(frame))) {
     fxArgs = std::move(written->args);
     fxKwargs = std::move(written->kwargs);
   }
@@ -566,7 +615,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   const py::ExprPtr expr = describeSource(node, frame, meta);
   std::vector<std::string> names;
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
-  CallForm form = callFormFor(*node, expr, inputs, constants, names);
+  CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));
   Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {

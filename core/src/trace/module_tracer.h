@@ -43,6 +43,12 @@ struct SymValue {
 /// (without "__torch__." and the "___torch_mangle_N" parts TorchScript adds).
 std::string pythonTypeName(const c10::ClassTypePtr& type);
 
+/// A TorchScript qualified name as Python spells it: without "__torch__." and "___torch_mangle_N".
+std::string pythonQualifiedName(std::string name);
+
+/// Whether a method name is a module's forward (`forward`, or an overload `forward__1`).
+bool isForwardMethod(const std::string& name);
+
 /// Whether a module is a leaf for tracing: a torch.nn module other than the containers.
 bool isLeafModule(const torch::jit::Module& module);
 
@@ -96,7 +102,9 @@ class ModuleTracer {
   void convertLoop(torch::jit::Node* node, Frame& frame);
   void convertUnpack(torch::jit::Node* node, Frame& frame);
   void convertConstruct(torch::jit::Node* node, Frame& frame);
-  Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::vector<SymValue>& args);
+  void convertDictConstruct(torch::jit::Node* node, Frame& frame);
+  Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
+                       const std::vector<SymValue>& args);
   Node* createGetItem(Node* container, int64_t index);
   static void describeModule(const torch::jit::Module& module, NodeMeta& meta);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
@@ -113,6 +121,9 @@ class ModuleTracer {
                                                Frame& frame) const;
   std::optional<CallForm> operatorGroupForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
                                                    Frame& frame) const;
+
+  /// Reads `self.NAME` of the frame's module: constants and plain attributes, as Python holds them.
+  AttributeValues attributeValues(const Frame& frame) const;
 
   /// The user's source for a node, or nullopt; the location in the archive's code otherwise.
   std::optional<SourceLocation> userSource(torch::jit::Node* node) const;

@@ -126,10 +126,15 @@ TracedGraph traceModule(const TensorDictModule& module) {
   const trace::SymValue& result = outputs[0];
   const std::vector<Argument>* items = result.arg.items();
   const std::string where = module.path().empty() ? "the root module" : "module '" + module.path() + "'";
-  if (items && !result.arg.isNode() && items->size() != module.outKeys().size())
+  // A plain module's output is whatever forward returns (a list, a dict); only a tuple with one
+  // value per out key is written key by key.
+  const bool perKey = items && std::holds_alternative<ArgumentTuple>(result.arg.value) &&
+                      items->size() == module.outKeys().size();
+  if (module.isPlain() && !perKey && !result.arg.isNode()) items = nullptr;
+  if (!module.isPlain() && items && !result.arg.isNode() && items->size() != module.outKeys().size())
     throw TraceError(where + " returns " + std::to_string(items->size()) + " values but out_keys has " +
                      std::to_string(module.outKeys().size()) + " (" + keysToString(module.outKeys()) + ")");
-  if (!result.arg.refersToNodes() && !items)
+  if (!result.arg.refersToNodes() && !items && !module.isPlain())
     throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
   Node* output = graph->createNode(OpKind::Output, "output", {result.arg});
   if (annotatedReturn)

@@ -44,6 +44,9 @@ class Graph {
                    const std::string& nameCandidate = "");
 
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  /// The names taken in this graph (code generation draws its global names from a copy, as FX's
+  /// code generator draws them from the graph's namespace).
+  const NameSpace& names() const { return names_; }
   size_t size() const { return nodes_.size(); }
   /// The output node, or null before it is created.
   Node* outputNode() const;

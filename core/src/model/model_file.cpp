@@ -184,7 +184,7 @@ void forEachNode(torch::jit::Block* block, size_t& ordinal, Fn&& fn) {
 }
 
 // Decodes the debug info of every node (in the child process): {function: {"nodes": [[ordinal,
-// file, line, window, length, start], ...], "source": the function's own source text}}.
+// file, line, window, length, start, builtin def], ...], "source": the function's own source text}}.
 json decodeDebugInfo(const torch::jit::Module& root) {
   json out = json::object();
   forEachFunction(root, [&](const std::string& name, torch::jit::Block* block) {
@@ -197,7 +197,7 @@ json decodeDebugInfo(const torch::jit::Module& root) {
       if (!original || !original->source()) return;
       const SourceLocation loc = sourceLocationOf(*original);
       nodes.push_back({i, loc.file, loc.line, json::binary(std::vector<std::uint8_t>(loc.window.begin(), loc.window.end())),
-                       loc.rangeLength, loc.start});
+                       loc.rangeLength, loc.start, loc.builtinDef});
     });
     const std::string source = functionSourceOf(block, name.substr(name.rfind('.') + 1));
     if (!nodes.empty() || !source.empty())
@@ -223,7 +223,7 @@ std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root
       const json& e = *found->second;
       const auto& bytes = e.at(3).get_binary();
       index->add(node, {e.at(1).get<std::string>(), e.at(2).get<int>(), std::string(bytes.begin(), bytes.end()),
-                        e.at(4).get<size_t>(), e.at(5).get<size_t>()});
+                        e.at(4).get<size_t>(), e.at(5).get<size_t>(), e.at(6).get<std::string>()});
     });
   });
   return index;

@@ -15,8 +15,33 @@ namespace jit = torch::jit;
 
 namespace {
 
-bool sameRange(const SourceLocation& a, const SourceLocation& b) {
+// Nodes of one user expression share its range; nodes of one inlined TorchScript builtin share its def.
+bool sameExpression(const SourceLocation& a, const SourceLocation& b) {
+  if (!a.builtinDef.empty() || !b.builtinDef.empty()) return a.builtinDef == b.builtinDef && a.file == b.file;
   return a.start == b.start && a.rangeLength == b.rangeLength && a.file == b.file && a.line == b.line;
+}
+
+// The parameters of a builtin's header `def sub(a : int, b : Tensor) -> Tensor:`: name and whether
+// it is a tensor.
+std::vector<std::pair<std::string, bool>> builtinParameters(const std::string& header, std::string& name) {
+  std::vector<std::pair<std::string, bool>> params;
+  const size_t open = header.find('('), close = header.find(')');
+  if (open == std::string::npos || close == std::string::npos || header.compare(0, 4, "def ") != 0) return params;
+  name = header.substr(4, open - 4);
+  std::string list = header.substr(open + 1, close - open - 1);
+  size_t start = 0;
+  while (start < list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string param = list.substr(start, comma - start);
+    const size_t colon = param.find(':');
+    std::string pname = param.substr(0, colon);
+    pname.erase(0, pname.find_first_not_of(' '));
+    pname.erase(pname.find_last_not_of(' ') + 1);
+    params.emplace_back(pname, colon != std::string::npos && param.find("Tensor", colon) != std::string::npos);
+    start = comma + 1;
+  }
+  return params;
 }
 
 bool isIndexingOp(const jit::Node* n) {
@@ -34,7 +59,7 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
     if (n->kind() == c10::prim::Constant) continue;
     auto nloc = userSource(n);
     if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
-    if (!nloc || !sameRange(*nloc, loc) || n->inputs().empty() || n->outputs().size() != 1) break;
+    if (!nloc || !sameExpression(*nloc, loc) || n->inputs().empty() || n->outputs().size() != 1) break;
     jit::Node* prev = group.back();
     if (prev->outputs().size() != 1 || prev->output()->uses().size() != 1 || prev->output()->uses()[0].user != n) break;
     group.push_back(n);
@@ -183,13 +208,43 @@ std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::N
   return form;
 }
 
+std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit::Node*>& group,
+                                                          const std::string& header, Frame& frame) const {
+  // `1 - x` is TorchScript's builtin `def sub(a : int, b : Tensor) -> Tensor: return torch.neg(b) + a`
+  // inlined: FX records the Python operator on the operands in the builtin's parameter order.
+  std::string name;
+  const auto params = builtinParameters(header, name);
+  if (name == "div") name = "truediv";  // the builtin for `/` is named after aten::div
+  if (params.size() != 2 || !findOperatorLowering(name, "TT")) return std::nullopt;
+  // The operands: the group's inputs from outside it, tensors and scalars apart (alpha is no operand).
+  std::vector<Argument> tensors, scalars;
+  for (const jit::Node* n : group) {
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    for (size_t i = 0; i < n->inputs().size(); ++i) {
+      const jit::Value* in = n->input(i);
+      if (std::find(group.begin(), group.end(), in->node()) != group.end()) continue;
+      if (schema && i < schema->arguments().size() && schema->arguments()[i].name() == "alpha") continue;
+      (in->type()->kind() == c10::TypeKind::TensorType ? tensors : scalars).push_back(frame.get(in).arg);
+    }
+  }
+  CallForm form;
+  form.target = "operator." + name;
+  size_t t = 0, sc = 0;
+  for (const auto& [pname, isTensor] : params) {
+    if (isTensor ? t >= tensors.size() : sc >= scalars.size()) return std::nullopt;
+    form.args.push_back(isTensor ? tensors[t++] : scalars[sc++]);
+  }
+  if (t != tensors.size() || sc != scalars.size()) return std::nullopt;
+  return form;
+}
+
 size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   if (first->outputs().size() != 1 || first->kind() == c10::prim::Constant) return 0;
   auto loc = userSource(first);
   if (!loc) return 0;
   std::vector<jit::Node*> group = expressionGroup(first, *loc);
   const bool indexing = isIndexingOp(first);
-  if (group.size() == 1 && !indexing) return 0;
+  if (group.size() == 1 && !indexing && loc->builtinDef.empty()) return 0;
   for (const jit::Node* n : group)
     if (!n->maybeOperator()) return 0;
   // Constants and list constructions between the group's nodes define values the group reads.
@@ -197,9 +252,13 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     if (std::find(group.begin(), group.end(), n) == group.end()) convertNode(n, frame);
   NodeMeta meta;
   py::ExprPtr expr = describeSource(first, frame, meta);
-  if (!expr) return 0;
-  std::optional<CallForm> form = subscriptForm(group, *expr, frame);
-  if (!form && group.size() > 1) form = operatorGroupForm(group, *expr, frame);
+  std::optional<CallForm> form;
+  if (!loc->builtinDef.empty()) {
+    form = builtinOperatorForm(group, loc->builtinDef, frame);
+  } else if (expr) {
+    form = subscriptForm(group, *expr, frame);
+    if (!form && group.size() > 1) form = operatorGroupForm(group, *expr, frame);
+  }
   if (!form) return 0;
   auto kernel = compositeKernel(group, frame);
   Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));

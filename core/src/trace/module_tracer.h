@@ -119,6 +119,8 @@ class ModuleTracer {
   std::shared_ptr<Kernel> compositeKernel(const std::vector<torch::jit::Node*>& group, Frame& frame);
   std::optional<CallForm> subscriptForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
                                                Frame& frame) const;
+  std::optional<CallForm> builtinOperatorForm(const std::vector<torch::jit::Node*>& group, const std::string& header,
+                                              Frame& frame) const;
   std::optional<CallForm> operatorGroupForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
                                                    Frame& frame) const;
 

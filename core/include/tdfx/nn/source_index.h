@@ -16,6 +16,9 @@ struct SourceLocation {
   std::string window;       ///< the source from the node's range onwards (a bounded window)
   size_t rangeLength = 0;   ///< how much of `window` the recorded range covers
   size_t start = 0;         ///< offset of the range in its function's source (ranges of one function compare)
+  /// For code of TorchScript's own builtin functions (file "<string>", e.g. its `def sub(a : int,
+  /// b : Tensor) -> Tensor` behind `1 - x`): the header of the enclosing def. Empty for user code.
+  std::string builtinDef;
 };
 
 /// The location of an original (user-written) source range: file, line, and a window of the
@@ -31,6 +34,11 @@ inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) 
   if (auto flc = original.file_line_col()) {
     loc.file = std::get<0>(*flc);
     loc.line = static_cast<int>(std::get<1>(*flc));
+  }
+  if (loc.file.empty() || loc.file == "<string>") {
+    const std::string text = original.source()->text_str().str();
+    const size_t def = text.rfind("def ", original.start());
+    if (def != std::string::npos && (def == 0 || text[def - 1] == '\n')) loc.builtinDef = text.substr(def, text.find('\n', def) - def);
   }
   return loc;
 }

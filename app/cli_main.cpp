@@ -40,6 +40,10 @@ struct TraceOptions {
 
 int runTrace(const TraceOptions& o) {
   const tdfx::ModelFile model = tdfx::loadModelFile(o.model);
+  if (model.exportedWith == "torch.jit.trace")
+    std::cerr << "tdfx-cli: note: " << o.model
+              << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
+                 "Python calls, so the graph's call forms are approximate\n";
   tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
   const bool both = !o.graph && !o.code;
   if (o.shapes) recordShapes(gm, model, o.inputs, o.seed);

@@ -13,6 +13,7 @@ FACTORY is `file.py:name` or `package.module:name`; `name` is a module object, o
 returns one when called without arguments.
 """
 import argparse
+import copy as copy_module
 import importlib
 import importlib.util
 import inspect
@@ -131,6 +132,26 @@ def _has_lazy_modules(module):
 
 # --- Building the archive ----------------------------------------------------------------------
 
+def _without_instance_forwards(module):
+    """A deep copy of `module` that scripts its class's own forward.
+
+    tensordict 0.1.x's TensorDictModule calls make_functional(module, keep_params=True), which sets
+    an instance attribute `forward` (a types.MethodType wrapper) on the module and every child and
+    records them in `__dict__["_decorated_funs"]`; torch.jit.script then compiles the wrapper and
+    fails ("undefined value F"). The copy drops those instance attributes, so each module's class
+    forward is what gets compiled.
+    """
+    copy = copy_module.deepcopy(module)
+    for m in copy.modules():
+        m.__dict__.pop("forward", None)
+        m.__dict__.pop("_decorated_funs", None)
+    return copy
+
+
+def _script(module, path):  # noqa: ARG001 - the convert callback's signature
+    return torch.jit.script(_without_instance_forwards(module))
+
+
 def _spec_and_modules(obj, path, convert):
     """Returns (nn.Module to place at `path`, spec); `convert(module, path)` scripts or traces leaves."""
     if _is_td_sequential(obj):
@@ -203,7 +224,7 @@ def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fal
     try:
         if method == "trace":
             raise RuntimeError("tracing was requested")
-        built, spec = _spec_and_modules(obj, "", lambda m, p: torch.jit.script(m))
+        built, spec = _spec_and_modules(obj, "", _script)
     except Exception as script_error:  # noqa: BLE001 - any scripting failure falls back to tracing
         if method == "script":
             raise ExportError(f"torch.jit.script failed: {script_error}") from script_error
@@ -213,6 +234,11 @@ def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fal
         calls = _run_eager(obj, dict(flat))
         built, spec = _spec_and_modules(obj, "", lambda m, p: torch.jit.trace(m, tuple(calls[p]), check_trace=False))
         used = "torch.jit.trace"
+        print(f"tdfx-export: warning: torch.jit.script failed ({str(script_error).strip().splitlines()[0]}); "
+              "saved with torch.jit.trace instead. A traced archive keeps the operations run on the example "
+              "inputs, not the Python calls: tdfx's graph shows approximate call forms (no keyword arguments, "
+              "no methods, no operators as written) and control flow taken on these inputs only.",
+              file=sys.stderr)
 
     root = built if _is_td_sequential(obj) else _Holder(built)
     if not _is_td_sequential(obj):

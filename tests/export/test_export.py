@@ -1,14 +1,18 @@
 """Tests of tdfx-export with python3-torch: real TorchScript archives, checked by tdfx-cli."""
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 import zipfile
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -29,6 +33,17 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Decorated(nn.Module):
+    """Calls the FX tdfx-export must keep: a functional call and a method with negative dims."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return F.relu(self.fc(x).transpose(-2, -1))
 
 
 class Masker(nn.Module):
@@ -87,13 +102,46 @@ class ExportTest(unittest.TestCase):
             self.assertIn("call_module[target=0.module.fc1]", graph)
             self.assertIn("kwargs = {dim: 1}", graph)
 
-    def test_unscriptable_module_falls_back_to_tracing(self):
+    def test_unscriptable_module_falls_back_to_tracing_and_says_so(self):
         mod = TDModule(Unscriptable(), ["x"], ["y"])
-        meta = export(mod, self.path("traced.pt"), {"x": torch.randn(3, 2)})
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            meta = export(mod, self.path("traced.pt"), {"x": torch.randn(3, 2)})
         self.assertEqual(meta["exported_with"], "torch.jit.trace")
+        self.assertIn("torch.jit.script failed", stderr.getvalue())
+        self.assertIn("approximate call forms", stderr.getvalue())
         if CLI:
             result = run_cli("verify", self.path("traced.pt"))
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            result = run_cli("trace", self.path("traced.pt"))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("exported with torch.jit.trace", result.stderr)
+
+    def test_instance_decorated_forwards_are_scripted_from_the_class(self):
+        # tensordict 0.1.x's TensorDictModule runs make_functional(module, keep_params=True): every
+        # module gets an instance attribute `forward` (a types.MethodType wrapper), recorded in
+        # __dict__["_decorated_funs"]; torch.jit.script of such a module fails.
+        net = Decorated()
+        for m in net.modules():
+            cls_forward = type(m).forward
+
+            def wrapper(self, *args, _f=cls_forward, **kwargs):
+                return _f(self, *args, **kwargs)
+            m.forward = types.MethodType(wrapper, m)
+            m.__dict__.setdefault("_decorated_funs", []).append("forward")
+        with self.assertRaises(Exception):
+            torch.jit.script(net)  # what a naive export would hit
+        stderr = io.StringIO()
+        with contextlib.redirect_stderr(stderr):
+            meta = export(TDModule(net, ["x"], ["y"]), self.path("decorated.pt"), {"x": torch.randn(2, 4)})
+        self.assertEqual(meta["exported_with"], "torch.jit.script")
+        self.assertEqual(stderr.getvalue(), "")
+        self.assertIn("forward", net.__dict__)  # the user's object is left as it was
+        if CLI:
+            graph = run_cli("trace", "--graph", self.path("decorated.pt")).stdout
+            self.assertIn("call_function[target=torch.nn.functional.relu](args = (%transpose,), "
+                          "kwargs = {inplace: False})", graph)
+            self.assertIn("call_method[target=transpose](args = (%fc, -2, -1)", graph)
 
     def test_unscriptable_without_inputs_is_a_clear_error(self):
         with self.assertRaisesRegex(ExportError, "tracing needs example_inputs"):

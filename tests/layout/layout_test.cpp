@@ -127,7 +127,7 @@ TEST(Layout, FxStyleMatchesFxGraphDrawer) {
   const ViewNode* weight = view.findNode("_0_fc1.weight");
   ASSERT_NE(weight, nullptr);
   EXPECT_EQ(weight->fillColor, "Salmon");
-  EXPECT_EQ(weight->recordLabel, "{_0_fc1.weight|op_code=get_parameter\\ltorch.float32[50, 100]\\n}");
+  EXPECT_EQ(weight->recordLabel, "{_0_fc1.weight|op_code=get_parametertorch.float32[50, 100]\\n}");
   EXPECT_TRUE(view.clusters.empty());
 }
 

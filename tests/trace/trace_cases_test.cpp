@@ -107,7 +107,7 @@ TEST(TraceCases, DeduplicatedNestedOutKeysAreWiredByKey) {
 TEST(TraceCases, MethodsFunctionsVarargsAndMultipleOutputs) {
   const GraphModule gm = traceFixture("ops.pt");
   const std::string& code = gm.code().text;
-  for (const char* line : {"relu = torch.nn.functional.relu(proj);  proj = None\n",
+  for (const char* line : {"relu = torch.nn.functional.relu(proj, inplace = False);  proj = None\n",
                            "view = relu.view(4, -1);  relu = None\n", "mul = view * 0.5\n",
                            "cat = torch.cat([view, mul], dim = 1);  view = mul = None\n",
                            "max_1 = torch.max(cat, 1)\n", "getitem_1 = max_1[0]\n",

@@ -395,6 +395,7 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
     p.fail("version", "file format version " + version.dump() + " is newer than this tdfx supports (" +
                           std::to_string(kFormatVersion) + "); upgrade tdfx");
   model.module = p.spec(p.member(j, "top level", "module"), "module", 0);
+  if (j.contains("exported_with") && j["exported_with"].is_string()) model.exportedWith = j["exported_with"].get<std::string>();
   if (j.contains("batch_size")) model.batchSize = p.shape(j["batch_size"], "batch_size");
   if (j.contains("example_inputs")) {
     const json& inputs = j["example_inputs"];

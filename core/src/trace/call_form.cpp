@@ -21,7 +21,8 @@ std::optional<std::string> functionNamespace(const std::string& prefix) {
       {"torch.special", "torch.special"},
       {"torch.linalg", "torch.linalg"},
       {"torch.fft", "torch.fft"},
-      {"torch.functional", "torch.functional"}};
+      {"torch.functional", "torch.functional"},
+      {"math", "math"}};
   auto it = namespaces.find(prefix);
   if (it == namespaces.end()) return std::nullopt;
   return it->second;

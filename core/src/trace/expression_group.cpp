@@ -247,6 +247,8 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   if (group.size() == 1 && !indexing && loc->builtinDef.empty()) return 0;
   for (const jit::Node* n : group)
     if (!n->maybeOperator()) return 0;
+  if (foldable(first, frame)) return 0;  // computed while tracing, node by node
+  for (jit::Node* n : group) materializeInputs(n, frame);
   // Constants and list constructions between the group's nodes define values the group reads.
   for (jit::Node* n = first; n != group.back(); n = n->next())
     if (std::find(group.begin(), group.end(), n) == group.end()) convertNode(n, frame);

@@ -6,8 +6,8 @@ Run with Debian's interpreter from the repository root:
 The CTest case `fx_tables.current` checks that the committed file is what this script prints.
 
 Everything comes from torch's own definitions, nothing is typed by hand:
-- the callables of torch, torch.nn.functional, torch.special, torch.linalg, torch.fft and
-  torch.functional, with the target FX prints for each (torch.fx.node._get_qualified_name);
+- the callables of torch, torch.nn.functional, torch.special, torch.linalg, torch.fft,
+  torch.functional and math, with the target FX prints for each (torch.fx.node._get_qualified_name);
 - how FX records a call of each: a C builtin as written; a Python function that hands itself to
   `handle_torch_function(f, relevant, *args, **kwargs)` with exactly those args and kwargs (read
   from the function's source with `ast`); any other Python function is traced through;
@@ -21,6 +21,7 @@ Everything comes from torch's own definitions, nothing is typed by hand:
 """
 import ast
 import inspect
+import math  # noqa: F401 - one of the namespaces
 import operator
 import sys
 import textwrap
@@ -32,7 +33,7 @@ import torch.fx.graph as fx_graph
 import torch.nn.functional as F
 from torch.fx.node import _get_qualified_name
 
-NAMESPACES = ["torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft", "torch.functional"]
+NAMESPACES = ["torch", "torch.nn.functional", "torch.special", "torch.linalg", "torch.fft", "torch.functional", "math"]
 
 
 def qualified(fn):

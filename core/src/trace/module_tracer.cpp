@@ -26,6 +26,16 @@ SymValue SymValue::ofConstant(const c10::IValue& v) {
   return s;
 }
 
+SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
+  SymValue s;
+  s.constant = t;
+  s.input = KernelInput::ofConstant(t);
+  s.arg = Argument("<tensor>");
+  s.pendingTensor = true;
+  s.tensorTarget = std::move(target);
+  return s;
+}
+
 SymValue SymValue::ofNode(Node* n) {
   SymValue s;
   s.arg = Argument(n);
@@ -193,6 +203,7 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
   convertBlock(g.block(), frame);
+  if (depth == 0) materializeInputs(g.return_node(), frame);  // a returned buffer is a get_attr
   std::vector<SymValue> outputs;
   for (const jit::Value* v : g.outputs()) outputs.push_back(frame.get(v));
   return outputs;
@@ -200,6 +211,7 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
 
 void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    materializeInputs(*it, frame);
     if (const size_t consumed = convertExpressionGroup(*it, frame)) {
       std::advance(it, static_cast<long>(consumed));
       continue;
@@ -277,7 +289,7 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
     auto value = jit::toIValue(node->output());
     if (!value) fail(node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
     if (value->isTensor()) {
-      frame.env[node->output()] = SymValue::ofNode(tensorConstant(value->toTensor(), frame, node));
+      frame.env[node->output()] = SymValue::ofPendingTensor(value->toTensor(), "");
     } else {
       frame.env[node->output()] = SymValue::ofConstant(*value);
     }
@@ -349,36 +361,53 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
     return;
   }
   if (value.isTensor()) {
-    auto it = attrNodes_.find(path);
-    Node* fx = nullptr;
-    if (it != attrNodes_.end()) {
-      fx = it->second;
+    // FX proxies parameters where they are read; buffers and other tensors are plain tensors in
+    // Python, computed with while tracing and put into the graph where a recorded operation uses them.
+    if (m.type()->is_parameter(slot)) {
+      frame.env[node->output()] = SymValue::ofNode(tensorAttribute(path, value.toTensor(), frame, node));
     } else {
-      fx = graph_.createNode(OpKind::GetAttr, path);
-      describeSource(node, frame, fx->meta());
-      auto kernel = std::make_shared<Kernel>();
-      kernel->description = "self." + path;
-      const at::Tensor tensor = value.toTensor();
-      kernel->run = [tensor](jit::Stack& stack) { stack.emplace_back(tensor); };
-      fx->setKernel(std::move(kernel));
-      attrNodes_.emplace(path, fx);
+      frame.env[node->output()] = SymValue::ofPendingTensor(value.toTensor(), path);
     }
-    frame.env[node->output()] = SymValue::ofNode(fx);
     return;
   }
   // Plain attributes (ints, bools, floats, strings, `training`) are constants of the module.
   frame.env[node->output()] = SymValue::ofConstant(value);
 }
 
-Node* ModuleTracer::tensorConstant(const at::Tensor& t, Frame& frame, jit::Node* source) {
-  const std::string target = "_tensor_constant" + std::to_string(tensorConstants_++);
+Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tensor& t, Frame& frame, jit::Node* source) {
+  if (!attribute.empty()) {
+    if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
+  }
+  const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   describeSource(source, frame, fx->meta());
   auto kernel = std::make_shared<Kernel>();
-  kernel->description = "tensor constant";
+  kernel->description = attribute.empty() ? "tensor constant" : "self." + attribute;
   kernel->run = [t](jit::Stack& stack) { stack.emplace_back(t); };
   fx->setKernel(std::move(kernel));
+  if (!attribute.empty()) attrNodes_.emplace(attribute, fx);
   return fx;
+}
+
+bool ModuleTracer::foldable(jit::Node* node, const Frame& frame) const {
+  if (node->kind() == c10::prim::Constant || node->kind().is_prim() || node->hasSideEffects() ||
+      node->isNondeterministic() || !node->maybeOperator())
+    return false;
+  for (const jit::Value* in : node->inputs()) {
+    auto it = frame.env.find(in);
+    if (it == frame.env.end() || !it->second.constant) return false;
+  }
+  return true;
+}
+
+void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
+  if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame)) return;
+  for (const jit::Value* in : node->inputs()) {
+    auto it = frame.env.find(in);
+    if (it == frame.env.end() || !it->second.pendingTensor) continue;
+    const at::Tensor t = it->second.constant->toTensor();
+    it->second = SymValue::ofNode(tensorAttribute(it->second.tensorTarget, t, frame, node));
+  }
 }
 
 void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
@@ -570,15 +599,17 @@ bool isVararg(const jit::Node* node) {
 }  // namespace
 
 bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
+  // Python computes what depends on no traced value before FX sees it; tensors computed so
+  // (`torch.arange(4)`, `self.mask[:, :8] == 0`) become FX's tensor constants where used.
   if (node->hasSideEffects() || node->isNondeterministic()) return false;
-  for (const jit::Value* out : node->outputs())
-    if (mayHoldTensor(out->type())) return false;
   jit::Stack stack;
   for (const jit::Value* in : node->inputs()) {
     const SymValue& s = frame.get(in);
-    if (!s.constant || s.constant->isTensor()) return false;
+    if (!s.constant) return false;
     stack.push_back(*s.constant);
   }
+  for (const jit::Value* out : node->outputs())
+    if (mayHoldTensor(out->type()) && out->type()->kind() != c10::TypeKind::TensorType) return false;
   if (isVararg(node)) stack.emplace_back(static_cast<int64_t>(node->inputs().size()));
   auto op = operationOf(node);
   if (!op) return false;
@@ -589,8 +620,8 @@ bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
   }
   if (stack.size() != node->outputs().size()) return false;
   for (size_t i = 0; i < stack.size(); ++i) {
-    if (stack[i].isTensor()) return false;
-    frame.env[node->outputs()[i]] = SymValue::ofConstant(stack[i]);
+    frame.env[node->outputs()[i]] =
+        stack[i].isTensor() ? SymValue::ofPendingTensor(stack[i].toTensor(), "") : SymValue::ofConstant(stack[i]);
   }
   return true;
 }

@@ -33,8 +33,14 @@ struct SymValue {
   KernelInput input;                     ///< runtime view
   std::optional<c10::IValue> constant;   ///< set when the value is known without running
   std::shared_ptr<const ModuleRef> module;  ///< Kind::Module (shared: values are copied a lot)
+  /// A tensor known while tracing (a buffer, a tensor constant, or one computed from them only),
+  /// not yet in the graph: FX computes with such tensors in Python and records a get_attr only
+  /// where a recorded operation uses one (torch.fx's create_arg). `constant` holds the tensor.
+  bool pendingTensor = false;
+  std::string tensorTarget;  ///< its get_attr target: the attribute's path, or "" for `_tensor_constantN`
 
   static SymValue ofConstant(const c10::IValue& v);
+  static SymValue ofPendingTensor(const at::Tensor& t, std::string target);
   static SymValue ofNode(Node* n);
   static SymValue ofModule(ModuleRef m);
 };
@@ -93,7 +99,11 @@ class ModuleTracer {
   void convertGetAttr(torch::jit::Node* node, Frame& frame);
   void convertOperator(torch::jit::Node* node, Frame& frame);
   bool tryFold(torch::jit::Node* node, Frame& frame);
-  Node* tensorConstant(const at::Tensor& t, Frame& frame, torch::jit::Node* source);
+  /// Puts the pending tensors among `node`'s inputs into the graph (get_attr nodes), unless the
+  /// node is computed while tracing.
+  void materializeInputs(torch::jit::Node* node, Frame& frame);
+  bool foldable(torch::jit::Node* node, const Frame& frame) const;
+  Node* tensorAttribute(const std::string& target, const at::Tensor& t, Frame& frame, torch::jit::Node* source);
   void setOutputs(torch::jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame);
   /// Fills the node's module and source metadata; returns the user's expression behind the node
   /// (null without debug info).

@@ -29,6 +29,9 @@ struct ModelFile {
   std::shared_ptr<const TensorDictModuleBase> module;
   /// True when the archive carried tensordict.json; false for a plain TorchScript archive.
   bool hasTensorDictMetadata = false;
+  /// How tdfx-export saved the modules ("torch.jit.script" or "torch.jit.trace"); empty when not said.
+  /// A traced archive has lost the Python call forms, so its graph's call forms are approximate.
+  std::string exportedWith;
   std::vector<int64_t> batchSize;
   std::vector<InputSpec> exampleInputs;
 };

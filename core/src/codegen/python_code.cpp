@@ -108,6 +108,26 @@ std::string statement(const Node& node, Globals& globals) {
 
 }  // namespace
 
+namespace {
+// FX's code generator writes a typing annotation through a global: `typing.Tuple[torch.Tensor,
+// torch.Tensor]` becomes `typing_Tuple[torch.Tensor,torch.Tensor]`.
+std::string codeTypeRepr(const std::string& type) {
+  std::string out;
+  for (size_t i = 0; i < type.size(); ++i) {
+    if (type.compare(i, 7, "typing.") == 0) {
+      out += "typing_";
+      i += 6;
+    } else if (type.compare(i, 2, ", ") == 0) {
+      out += ',';
+      ++i;
+    } else {
+      out += type[i];
+    }
+  }
+  return out;
+}
+}  // namespace
+
 PythonCode pythonCode(const Graph& graph) {
   const auto& nodes = graph.nodes();
   // Walking backwards, the first use seen of a value is its last use: free it after that statement.
@@ -132,7 +152,7 @@ PythonCode pythonCode(const Graph& graph) {
     const Node& node = *nodePtr;
     if (node.op() == OpKind::Placeholder) {
       // FX: `x : torch.Tensor`, `k : int = 2`.
-      params.push_back(node.target() + (node.type().empty() ? "" : " : " + node.type()) +
+      params.push_back(node.target() + (node.type().empty() ? "" : " : " + codeTypeRepr(node.type())) +
                        (node.args().empty() ? "" : " = " + formatCodeArgument(node.args()[0])));
       if (node.target() != node.name()) {
         body += node.name() + " = " + node.target() + "\n";
@@ -142,7 +162,7 @@ PythonCode pythonCode(const Graph& graph) {
     }
     code.nodeLines[node.name()] = line++;
     if (node.op() == OpKind::Output) {
-      if (!node.type().empty()) returnAnnotation = " -> " + node.type();
+      if (!node.type().empty()) returnAnnotation = " -> " + codeTypeRepr(node.type());
       body += "return " + (node.args().empty() ? std::string("None") : formatCodeArgument(node.args()[0])) + "\n";
       continue;
     }

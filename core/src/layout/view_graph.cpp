@@ -64,12 +64,24 @@ std::string recordEscape(const std::string& s) {
   return out;
 }
 
+// FxGraphDrawer formats each argument with _format_arg(a, max_list_len=8): a list or tuple of more
+// than 8 items shows 8 and `...[total_len=N]`.
+std::string fxArgument(const Argument& a) {
+  const auto* items = a.items();
+  if (!items || items->size() <= 8) return formatGraphArgument(a);
+  const bool list = std::holds_alternative<ArgumentList>(a.value);
+  std::string out = list ? "[" : "(";
+  for (size_t i = 0; i < 8; ++i) out += (i ? ", " : "") + formatGraphArgument((*items)[i]);
+  return out + ", ...[total_len=" + std::to_string(items->size()) + "]" + (list ? "]" : ")");
+}
+
 std::string fxArgs(const std::vector<Argument>& args, const Kwargs& kwargs) {
-  // FxGraphDrawer with skip_node_names_in_args: arguments that mention nodes are left out.
+  // FxGraphDrawer with skip_node_names_in_args leaves out every formatted argument with a `%` in
+  // it (the arguments that mention nodes).
   std::string out;
   std::vector<std::string> items;
   for (const Argument& a : args)
-    if (!a.refersToNodes()) items.push_back(formatGraphArgument(a));
+    if (std::string f = fxArgument(a); f.find('%') == std::string::npos) items.push_back(f);
   if (!items.empty()) {
     out += "|args=(\\l";
     for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\\n" : "") + recordEscape(items[i]);
@@ -77,7 +89,7 @@ std::string fxArgs(const std::vector<Argument>& args, const Kwargs& kwargs) {
   }
   items.clear();
   for (const auto& [k, v] : kwargs)
-    if (!v.refersToNodes()) items.push_back(k + ": " + formatGraphArgument(v));
+    if (std::string f = k + ": " + fxArgument(v); f.find('%') == std::string::npos) items.push_back(f);
   if (!items.empty()) {
     out += "|kwargs=\\{\\l";
     for (size_t i = 0; i < items.size(); ++i) out += (i ? ",\\n" : "") + recordEscape(items[i]);
@@ -98,7 +110,9 @@ std::string fxLabel(const Node& n, bool shapes) {
     label += extra + "\\n";
   } else {
     std::string target = printedTarget(n);
-    if (target.rfind("operator.", 0) == 0) target = "_" + target;  // FX shows the qualified name
+    // FxGraphDrawer shows _get_qualified_name: `_operator.mul`, and a builtin's bare name (`getattr`).
+    if (target.rfind("operator.", 0) == 0) target = "_" + target;
+    if (target.rfind("builtins.", 0) == 0) target = target.substr(9);
     label += "|target=" + recordEscape(target) + "\\n";
     label += fxArgs(n.args(), n.kwargs());
     label += "|num_users=" + std::to_string(n.users().size()) + "\\n";

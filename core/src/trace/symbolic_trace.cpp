@@ -108,6 +108,10 @@ TracedGraph traceModule(const TensorDictModule& module) {
     inputs = std::move(plain.values);
     annotatedReturn = plain.annotatedReturn;
   } else {
+    // tensordict copies the wrapped module's output node, with the type FX gave it.
+    const torch::jit::Function& forward = module.module().get_method("forward").function();
+    const auto header = trace::py::parseFunctionHeader(tracer.functionSource(forward), "forward");
+    annotatedReturn = header && !header->returnAnnotation.empty() && forward.getSchema().returns().size() == 1;
     Node* td = graph->createNode(OpKind::Placeholder, "tensordict");
     // One read per distinct in key, in order; forward parameters past the in keys take their defaults.
     std::map<NestedKey, Node*> reads;

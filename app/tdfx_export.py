@@ -13,7 +13,6 @@ FACTORY is `file.py:name` or `package.module:name`; `name` is a module object, o
 returns one when called without arguments.
 """
 import argparse
-import copy as copy_module
 import importlib
 import importlib.util
 import inspect
@@ -132,24 +131,25 @@ def _has_lazy_modules(module):
 
 # --- Building the archive ----------------------------------------------------------------------
 
-def _without_instance_forwards(module):
-    """A deep copy of `module` that scripts its class's own forward.
+def _script(module, path):  # noqa: ARG001 - the convert callback's signature
+    """torch.jit.script of the module's class forward.
 
     tensordict 0.1.x's TensorDictModule calls make_functional(module, keep_params=True), which sets
     an instance attribute `forward` (a types.MethodType wrapper) on the module and every child and
-    records them in `__dict__["_decorated_funs"]`; torch.jit.script then compiles the wrapper and
-    fails ("undefined value F"). The copy drops those instance attributes, so each module's class
-    forward is what gets compiled.
+    records them in `__dict__["_decorated_funs"]`; torch.jit.script would compile the wrapper and
+    fail ("undefined value F"). Those instance attributes are set aside while scripting (no copy
+    of the weights is made) and put back afterwards.
     """
-    copy = copy_module.deepcopy(module)
-    for m in copy.modules():
-        m.__dict__.pop("forward", None)
-        m.__dict__.pop("_decorated_funs", None)
-    return copy
-
-
-def _script(module, path):  # noqa: ARG001 - the convert callback's signature
-    return torch.jit.script(_without_instance_forwards(module))
+    saved = []
+    for m in module.modules():
+        for key in ("forward", "_decorated_funs"):
+            if key in m.__dict__:
+                saved.append((m, key, m.__dict__.pop(key)))
+    try:
+        return torch.jit.script(module)
+    finally:
+        for m, key, value in saved:
+            m.__dict__[key] = value
 
 
 def _spec_and_modules(obj, path, convert):

@@ -10,6 +10,10 @@ cases.py: when DIR/index.json exists nothing is generated again. Per case it hol
   NAME.code.txt    torch.fx.symbolic_trace(module).code,
   NAME.dot         FxGraphDrawer(graph_module, NAME).get_dot_graph().to_string(),
 and index.json lists every case with its group, or why FX or TorchScript could not take it.
+--torchvision adds every torchvision classification model, plain, as a TensorDictModule and as a
+TensorDictSequential (210 cases; about 30 minutes to compare and, because the wrapped archives are
+written by tdfx-export with their weights, about 30 GB): the benchmark report and
+`compare_case.py --table` use it, the build (and so CI) does not.
 --cmake writes one add_test() per case for CTest (compare_case.py runs tdfx-cli on the case).
 
 Modules are traced and scripted in eval mode, as tdfx puts every model it loads (the `train_`
@@ -209,9 +213,11 @@ def main():
     parser.add_argument("--cmake", help="write the CTest cases to this file")
     parser.add_argument("--cli", default="tdfx-cli", help="tdfx-cli for the CTest cases")
     parser.add_argument("--print-dir", action="store_true", help="print the case folder and exit")
+    parser.add_argument("--torchvision", action="store_true",
+                        help="also every torchvision classification model, plain and wrapped (210 cases, long)")
     args = parser.parse_args()
     sys.path.insert(0, HERE)
-    out = os.path.join(args.out, cache_key())
+    out = os.path.join(args.out, cache_key() + ("-tv" if args.torchvision else ""))
     if args.print_dir:
         print(out)
         return 0
@@ -222,7 +228,8 @@ def main():
         work = tempfile.mkdtemp(dir=args.out, prefix=".partial-")
         index = []
         generate_modules(work, index)
-        generate_torchvision(work, index)
+        if args.torchvision:
+            generate_torchvision(work, index)
         with open(os.path.join(work, "index.json"), "w") as f:
             json.dump(index, f, indent=1)
         if os.path.exists(out):

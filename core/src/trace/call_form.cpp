@@ -273,20 +273,6 @@ std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, c
 std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& callable, const c10::FunctionSchema& schema,
                                         const std::vector<Argument>& inputs, const py::ExprPtr& written,
                                         const AttributeValues& attributes) {
-  const auto split = [](const char* list, char sep) {
-    std::vector<std::string> out;
-    std::string current;
-    for (const char* p = list; *p; ++p) {
-      if (*p == sep) {
-        out.push_back(current);
-        current.clear();
-      } else {
-        current += *p;
-      }
-    }
-    if (!current.empty()) out.push_back(current);
-    return out;
-  };
   const auto& sargs = schema.arguments();
   // The written call, when the text is a call of this function: what the user passed, as written.
   const py::Expr* call = written && written->kind == py::Expr::Kind::Call ? written.get() : nullptr;
@@ -296,7 +282,7 @@ std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& calla
   }
   if (call && call->positionalCount() > sargs.size()) call = nullptr;
   std::map<std::string, std::string> defaults;
-  for (const std::string& d : split(callable.defaults, '\t')) {
+  for (const std::string& d : splitTableField(callable.defaults, '\t')) {
     const size_t eq = d.find('=');
     if (eq != std::string::npos) defaults[d.substr(0, eq)] = d.substr(eq + 1);
   }
@@ -322,12 +308,12 @@ std::optional<CallForm> handledCallArgs(const generated::CallableSpelling& calla
   };
   CallForm form;
   form.target = callable.target;
-  for (const std::string& name : split(callable.args, ',')) {
+  for (const std::string& name : splitTableField(callable.args)) {
     auto v = valueOf(name);
     if (!v) return std::nullopt;
     form.args.push_back(std::move(*v));
   }
-  for (const std::string& name : split(callable.kwargs, ',')) {
+  for (const std::string& name : splitTableField(callable.kwargs)) {
     auto v = valueOf(name);
     if (!v) return std::nullopt;
     form.kwargs.emplace_back(name, std::move(*v));

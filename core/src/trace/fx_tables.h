@@ -45,6 +45,9 @@ extern const char* const kTensorMethods[];
 extern const size_t kNumTensorMethods;
 }  // namespace generated
 
+/// The entries of a generated list field (`"input,kernel_size"` split at `separator`).
+std::vector<std::string> splitTableField(const char* field, char separator = ',');
+
 /// How FX records a call of `spelling` (fully qualified: "torch.nn.functional.relu"); null when
 /// the spelling is not a torch callable.
 const generated::CallableSpelling* findCallable(const std::string& spelling);

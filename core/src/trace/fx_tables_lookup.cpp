@@ -34,22 +34,24 @@ const generated::CallableSpelling* findCallableForAten(const std::string& aten) 
   return it == index->end() ? nullptr : it->second;
 }
 
-std::vector<std::string> moduleConstantNames(const std::string& type) {
-  for (size_t i = 0; i < generated::kNumModuleConstants; ++i) {
-    if (type != generated::kModuleConstants[i].type) continue;
-    std::vector<std::string> names;
-    std::string current;
-    for (const char* p = generated::kModuleConstants[i].constants;; ++p) {
-      if (*p == ',' || *p == '\0') {
-        if (!current.empty()) names.push_back(current);
-        current.clear();
-        if (*p == '\0') break;
-      } else {
-        current += *p;
-      }
+std::vector<std::string> splitTableField(const char* field, char separator) {
+  std::vector<std::string> out;
+  std::string current;
+  for (const char* p = field; *p; ++p) {
+    if (*p == separator) {
+      out.push_back(current);
+      current.clear();
+    } else {
+      current += *p;
     }
-    return names;
   }
+  if (!current.empty()) out.push_back(current);
+  return out;
+}
+
+std::vector<std::string> moduleConstantNames(const std::string& type) {
+  for (size_t i = 0; i < generated::kNumModuleConstants; ++i)
+    if (type == generated::kModuleConstants[i].type) return splitTableField(generated::kModuleConstants[i].constants);
   return {};
 }
 

@@ -145,8 +145,11 @@ def table(args):
         index = json.load(f)
     index = [e for e in index if "skip" not in e and (not args.groups or e["group"] in args.groups.split(","))]
     names = [e["name"] for e in index]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        results = dict(zip(names, pool.map(lambda n: run_case(args.cli, args.cases, n, not args.no_picture), names)))
+    # Processes, not threads: pydot's parser keeps its state in module globals, so two threads parsing
+    # at once mix up their graphs.
+    n = len(names)
+    with concurrent.futures.ProcessPoolExecutor(os.cpu_count() or 2) as pool:
+        results = dict(zip(names, pool.map(run_case, [args.cli] * n, [args.cases] * n, names, [not args.no_picture] * n)))
     groups = {}
     for e in index:
         if "skip" in e:

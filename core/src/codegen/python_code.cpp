@@ -1,6 +1,7 @@
 #include "tdfx/codegen/python_code.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -109,19 +110,28 @@ std::string statement(const Node& node, Globals& globals) {
 }  // namespace
 
 namespace {
-// FX's code generator writes a typing annotation through a global: `typing.Tuple[torch.Tensor,
-// torch.Tensor]` becomes `typing_Tuple[torch.Tensor,torch.Tensor]`.
+// FX's code generator writes an annotation's classes through globals named after them (add_global:
+// the dots of the qualified name become underscores), except torch's own, which keep their dotted
+// name: `typing.Tuple[torch.Tensor, torch.Tensor]` becomes `typing_Tuple[torch.Tensor,torch.Tensor]`,
+// a NamedTuple `torchvision.models.googlenet.GoogLeNetOutputs` becomes
+// `torchvision_models_googlenet_GoogLeNetOutputs`.
 std::string codeTypeRepr(const std::string& type) {
   std::string out;
-  for (size_t i = 0; i < type.size(); ++i) {
-    if (type.compare(i, 7, "typing.") == 0) {
-      out += "typing_";
-      i += 6;
+  const auto isNameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  for (size_t i = 0; i < type.size();) {
+    if (isNameChar(type[i])) {
+      size_t end = i;
+      while (end < type.size() && isNameChar(type[end])) ++end;
+      std::string name = type.substr(i, end - i);
+      if (name.compare(0, 6, "torch.") != 0)
+        for (char& c : name) c = c == '.' ? '_' : c;
+      out += name;
+      i = end;
     } else if (type.compare(i, 2, ", ") == 0) {
       out += ',';
-      ++i;
+      i += 2;
     } else {
-      out += type[i];
+      out += type[i++];
     }
   }
   return out;

@@ -47,14 +47,16 @@ TensorDictModule::TensorDictModule(torch::jit::Module module, std::vector<Nested
                 std::to_string(inKeys_.size()) + " (" + keysToString(inKeys_) + ")");
   }
   if (outKeys_.empty()) throw Error(where(path_) + ": out_keys is empty; a module must write at least one key");
-  // A forward whose return type is known must produce one value per out key.
+  // A forward whose return type is known must produce a value for each out key. More values are
+  // fine: tensordict zips out_keys with the outputs, so the extra ones are not written (a scripted
+  // googlenet returns (logits, aux2, aux1) where eager Python returns logits).
   const auto& returns = method->function().getSchema().returns();
   if (returns.size() == 1) {
     const c10::TypePtr& type = returns[0].type();
     size_t produced = 0;
     if (auto tuple = type->cast<c10::TupleType>()) produced = tuple->elements().size();
     else if (type->kind() == c10::TypeKind::TensorType) produced = 1;
-    if (produced != 0 && produced != outKeys_.size())
+    if (produced != 0 && produced < outKeys_.size())
       throw Error(where(path_) + ": forward returns " + std::to_string(produced) + " value(s) (" + type->repr_str() +
                   ") but out_keys has " + std::to_string(outKeys_.size()) + " (" + keysToString(outKeys_) + ")");
   }
@@ -80,12 +82,12 @@ void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {
     outputs = result.toTupleRef().elements().vec();
   else
     outputs.push_back(result);
-  if (outputs.size() != outKeys_.size()) {
+  if (outputs.size() < outKeys_.size()) {
     throw RuntimeError(where(path_) + " returned " + std::to_string(outputs.size()) + " value(s) but out_keys has " +
                        std::to_string(outKeys_.size()) + " (" + keysToString(outKeys_) + ")");
   }
   TensorDict& dest = tdOut ? *tdOut : td;
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < outKeys_.size(); ++i) {
     if (isDiscardKey(outKeys_[i])) continue;
     if (!outputs[i].isTensor())
       throw RuntimeError(where(path_) + " output " + std::to_string(i) + " for key " + keyRepr(outKeys_[i]) +

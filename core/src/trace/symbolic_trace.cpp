@@ -47,6 +47,9 @@ std::string fxTypeRepr(const c10::TypePtr& type) {
     case c10::TypeKind::NoneType: return "None";
     default: break;
   }
+  // A NamedTuple is annotated with its class, as the Python source names it.
+  if (const auto tuple = type->cast<c10::TupleType>(); tuple && tuple->name())
+    return trace::pythonQualifiedName(tuple->name()->qualifiedName());
   const char* origin = nullptr;
   switch (type->kind()) {
     case c10::TypeKind::OptionalType: origin = "typing.Optional"; break;
@@ -135,7 +138,7 @@ TracedGraph traceModule(const TensorDictModule& module) {
   const bool perKey = items && std::holds_alternative<ArgumentTuple>(result.arg.value) &&
                       items->size() == module.outKeys().size();
   if (module.isPlain() && !perKey && !result.arg.isNode()) items = nullptr;
-  if (!module.isPlain() && items && !result.arg.isNode() && items->size() != module.outKeys().size())
+  if (!module.isPlain() && items && !result.arg.isNode() && items->size() < module.outKeys().size())
     throw TraceError(where + " returns " + std::to_string(items->size()) + " values but out_keys has " +
                      std::to_string(module.outKeys().size()) + " (" + keysToString(module.outKeys()) + ")");
   if (!result.arg.refersToNodes() && !items && !module.isPlain())
@@ -237,9 +240,10 @@ class SequentialMerger {
           values.push_back(graph_->createNode(OpKind::CallFunction, "operator.getitem", {Argument(v), Argument(int64_t(i))}));
       }
     } else if (const auto* items = value.items()) {
-      for (const Argument& item : *items) {
-        if (!item.isNode()) throw TraceError("an output for keys " + keysToString(keys) + " is not a tensor");
-        values.push_back(env.at(item.node()));
+      // Outputs past the keys are not written (tensordict zips out_keys with the outputs).
+      for (size_t i = 0; i < items->size() && i < keys.size(); ++i) {
+        if (!(*items)[i].isNode()) throw TraceError("an output for keys " + keysToString(keys) + " is not a tensor");
+        values.push_back(env.at((*items)[i].node()));
       }
     }
     for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {

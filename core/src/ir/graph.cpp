@@ -42,6 +42,17 @@ std::string snakeCase(const std::string& s) {
   return out;
 }
 
+// A trailing "_<digits>" is read as base + counter, like FX's r"(.*)_(\d+)$".
+bool splitNumberedName(const std::string& name, std::string& base, long long& num) {
+  const size_t us = name.rfind('_');
+  if (us == std::string::npos || us == 0 || us + 1 >= name.size() || name.size() - us - 1 >= 18 ||
+      name.find_first_not_of("0123456789", us + 1) != std::string::npos)
+    return false;
+  base = name.substr(0, us);
+  num = std::stoll(name.substr(us + 1));
+  return true;
+}
+
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
@@ -60,22 +71,32 @@ std::string NameSpace::create(const std::string& raw) {
   if (candidate.empty()) candidate = "_";
   if (std::isdigit(static_cast<unsigned char>(candidate[0]))) candidate = "_" + candidate;
 
-  // A trailing "_<digits>" is read as base + counter, like FX's r"(.*)_(\d+)$".
   std::string base = candidate;
   long long num = 0;
-  const size_t us = candidate.rfind('_');
-  if (us != std::string::npos && us + 1 < candidate.size() && us > 0 &&
-      candidate.find_first_not_of("0123456789", us + 1) == std::string::npos && candidate.size() - us - 1 < 18) {
-    base = candidate.substr(0, us);
-    num = std::stoll(candidate.substr(us + 1));
-    candidate = base + "_" + std::to_string(num);
+  if (splitNumberedName(candidate, base, num)) candidate = base + "_" + std::to_string(num);
+  if (used_.count(candidate) || isIllegalName(candidate)) {
+    // base_1 ... base_n are known to be taken: start the scan after them (the same name FX finds).
+    const long long start = num;
+    const auto known = takenThrough_.find(base);
+    if (known != takenThrough_.end() && known->second > num) num = known->second;
+    do {
+      ++num;
+      candidate = base + "_" + std::to_string(num);
+    } while (used_.count(candidate) || isIllegalName(candidate));
+    // Every suffix from 1 to num is now taken when the scan started inside the known run.
+    if (known == takenThrough_.end() ? start == 0 : start <= known->second) takenThrough_[base] = num;
   }
-  while (used_.count(candidate) || isIllegalName(candidate)) {
-    ++num;
-    candidate = base + "_" + std::to_string(num);
-  }
-  used_.emplace(candidate, 0);
+  used_.insert(candidate);
   return candidate;
+}
+
+void NameSpace::release(const std::string& name) {
+  if (!used_.erase(name)) return;
+  std::string base;
+  long long num = 0;
+  if (!splitNumberedName(name, base, num)) return;
+  const auto known = takenThrough_.find(base);
+  if (known != takenThrough_.end() && known->second >= num) known->second = num - 1;
 }
 
 std::string nameForTarget(OpKind op, const std::string& target) {

@@ -1,6 +1,8 @@
 // The parts of ModuleTracer that flatten TorchScript structure: if / loop, tuples and lists.
 #include "module_tracer.h"
 
+#include <limits>
+
 #include "tdfx/ir/kernel.h"
 
 namespace tdfx::trace {
@@ -9,7 +11,11 @@ namespace jit = torch::jit;
 
 namespace {
 
+// Unrolling budgets. Past either, the loop's submodule is kept whole (one call_module node, with the
+// reason in its metadata): a graph of more nodes is unreadable, and a loop of more iterations that
+// adds no nodes (constant arithmetic, `while True`) would otherwise keep the tracer busy for ever.
 constexpr int64_t kMaxUnrolledIterations = 100000;
+constexpr size_t kMaxUnrolledNodes = 5000;
 
 bool blockRaises(jit::Block* b) {
   for (jit::Node* n : b->nodes())
@@ -112,8 +118,18 @@ void ModuleTracer::convertLoop(jit::Node* node, Frame& frame) {
   for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(frame.get(node->input(i)));
   jit::Block* body = node->blocks()[0];
   bool keepGoing = start.constant->toBool();
-  for (int64_t i = 0; keepGoing && i < trip.constant->toInt(); ++i) {
-    if (i >= kMaxUnrolledIterations) fail(node, frame, "loop runs more than 100000 iterations");
+  const size_t nodesBefore = graph_.size();
+  const int64_t trips = trip.constant->toInt();
+  for (int64_t i = 0; keepGoing && i < trips; ++i) {
+    if (i >= kMaxUnrolledIterations)
+      failDataDependent(node, frame, "this loop runs more than " + std::to_string(kMaxUnrolledIterations) +
+                                         " iterations, too many to unroll");
+    if (graph_.size() - nodesBefore > kMaxUnrolledNodes)
+      failDataDependent(node, frame, "unrolling this loop adds more than " + std::to_string(kMaxUnrolledNodes) +
+                                         " nodes (" + std::to_string(i) + " of " +
+                                         (trips == std::numeric_limits<int64_t>::max() ? std::string("unbounded")
+                                                                                       : std::to_string(trips)) +
+                                         " iterations)");
     frame.env[body->inputs()[0]] = SymValue::ofConstant(c10::IValue(i));
     for (size_t k = 0; k < carried.size(); ++k) frame.env[body->inputs()[k + 1]] = carried[k];
     convertBlock(body, frame);

@@ -3,6 +3,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tdfx/ir/node.h"
@@ -15,13 +17,17 @@ class NameSpace {
  public:
   /// Sanitises `candidate` (runs of characters outside [0-9A-Za-z_] become `_`, a leading digit
   /// gets `_`), then appends `_1`, `_2`, ... while the name is taken, a keyword or a builtin.
+  /// O(1) amortised: FX scans base_1, base_2, ... from the start each time (quadratic in a long
+  /// unrolled loop); this remembers per base how far every suffix is taken and gives the same name.
   std::string create(const std::string& candidate);
   bool contains(const std::string& name) const { return used_.count(name) > 0; }
   /// Makes `name` available again (used when nodes are erased).
-  void release(const std::string& name) { used_.erase(name); }
+  void release(const std::string& name);
 
  private:
-  std::map<std::string, int> used_;
+  std::unordered_set<std::string> used_;
+  /// base -> n: base_1 ... base_n are all taken (a hint; lowered when one of them is released).
+  std::unordered_map<std::string, long long> takenThrough_;
 };
 
 /// FX's default name for a target: the last part of a function name, a module path as written,

@@ -33,8 +33,22 @@ TEST(Verify, SeedExamplesPassBitwise) {
   }
 }
 
-TEST(Verify, RandomOpsAreCaughtAndTheFirstDifferingNodeNamed) {
+VerifyOptions unseeded() {
+  VerifyOptions o;
+  o.randomSeed = std::nullopt;
+  return o;
+}
+
+TEST(Verify, RandomOpsDrawTheSameNumbersInBothPasses) {
+  // y = h + rand_like(h): the generator is seeded before each pass, and the op runs in the same order.
   const VerifyReport r = verifyFixture("noisy.pt");
+  EXPECT_TRUE(r.passed()) << formatReport(r);
+  for (const auto& k : r.keys) EXPECT_TRUE(k.bitwiseEqual) << keyToString(k.key);
+  EXPECT_TRUE(r.randomNodes.empty());
+}
+
+TEST(Verify, RandomOpsAreCaughtAndTheFirstDifferingNodeNamed) {
+  const VerifyReport r = verifyFixture("noisy.pt", unseeded());
   EXPECT_FALSE(r.passed());
   ASSERT_EQ(r.keys.size(), 3u);
   EXPECT_TRUE(r.keys[0].matches);   // h = x * 2 is deterministic
@@ -47,12 +61,17 @@ TEST(Verify, RandomOpsAreCaughtAndTheFirstDifferingNodeNamed) {
   const std::string text = formatReport(r);
   EXPECT_NE(text.find("first difference: node 'add' writing key 'y' in module 1"), std::string::npos) << text;
   EXPECT_NE(text.find("FAILED"), std::string::npos);
+  // The random op is named as the likely cause (TorchScript marks rand_like nondeterministic).
+  EXPECT_EQ(r.randomNodes, std::vector<std::string>{"rand_like"});
+  EXPECT_NE(text.find("likely cause: these nodes draw random numbers: rand_like"), std::string::npos) << text;
   // rand_like draws from [0, 1) and z = 3 * y: within atol 3 both passes agree.
-  EXPECT_TRUE(verifyFixture("noisy.pt", {3.0, 0.0}).passed());
+  VerifyOptions tolerant = unseeded();
+  tolerant.atol = 3.0;
+  EXPECT_TRUE(verifyFixture("noisy.pt", tolerant).passed());
 }
 
 TEST(Verify, JsonReportHasEveryField) {
-  const auto j = nlohmann::json::parse(reportToJson(verifyFixture("noisy.pt")));
+  const auto j = nlohmann::json::parse(reportToJson(verifyFixture("noisy.pt", unseeded())));
   EXPECT_EQ(j["passed"], false);
   EXPECT_EQ(j["bitwise"], true);
   EXPECT_EQ(j["keys"].size(), 3u);
@@ -62,6 +81,7 @@ TEST(Verify, JsonReportHasEveryField) {
   EXPECT_EQ(j["keys"][1]["bitwise_equal"], false);
   EXPECT_EQ(j["first_divergence"]["node"], "add");
   EXPECT_TRUE(j.contains("eager_seconds"));
+  EXPECT_EQ(j["random_nodes"], nlohmann::json::array({"rand_like"}));
 }
 
 TEST(Verify, InputSpecsParseAndReject) {
@@ -114,6 +134,47 @@ TEST(Verify, NanInTheSamePlacesCountsAsEqual) {
   EXPECT_TRUE(r.passed()) << formatReport(r);
   EXPECT_GT(r.keys[0].eagerNaN, 0);
   EXPECT_EQ(r.keys[0].eagerNaN, r.keys[0].tracedNaN);
+}
+
+TEST(Verify, ComplexOutputsCompareTheImaginaryPartToo) {
+  // z = complex(x, rand_like(x)): unseeded, the real parts agree and the imaginary parts do not.
+  const VerifyReport differs = verifyFixture("complex_noise.pt", unseeded());
+  ASSERT_EQ(differs.keys.size(), 1u);
+  EXPECT_FALSE(differs.keys[0].bitwiseEqual);
+  EXPECT_FALSE(differs.keys[0].matches) << formatReport(differs);
+  EXPECT_GT(differs.keys[0].maxAbsDiff, 0.0);
+  EXPECT_FALSE(differs.passed());
+  const VerifyReport seeded = verifyFixture("complex_noise.pt");
+  EXPECT_TRUE(seeded.passed()) << formatReport(seeded);
+  EXPECT_TRUE(seeded.keys[0].bitwiseEqual);
+}
+
+TEST(Verify, NothingToCompareWhenEveryOutKeyIsDiscarded) {
+  const VerifyReport r = verifyFixture("discard_only.pt");
+  EXPECT_TRUE(r.keys.empty());
+  EXPECT_TRUE(r.passed());
+  const std::string text = formatReport(r);
+  EXPECT_NE(text.find("nothing to compare"), std::string::npos) << text;
+  EXPECT_NE(text.find("PASSED"), std::string::npos) << text;
+}
+
+TEST(Verify, NanAndInfCountsArePerPass) {
+  // log(x) of 8 values: 8 NaN in each pass is "8", not the sum of both passes.
+  const ModelFile model = loadModelFile(fixture("plain.pt"));
+  const GraphModule gm = symbolicTrace(*model.module);
+  TensorDict td;
+  td.set("x", at::full({1, 8}, std::numeric_limits<float>::quiet_NaN()));
+  const VerifyReport r = verify(*model.module, gm, td);
+  const std::string text = formatReport(r);
+  ASSERT_GT(r.keys[0].eagerNaN, 0);
+  // The table's columns are aligned: read the NaN and Inf cells of the first row under their headers.
+  const std::string row = text.substr(text.find('\n') + 1);
+  const auto cell = [&](const char* header) {
+    const size_t col = text.find(header);
+    return row.substr(col, row.find(' ', col) - col);
+  };
+  EXPECT_EQ(cell("NaN"), std::to_string(r.keys[0].eagerNaN)) << text;
+  EXPECT_EQ(cell("Inf"), "0") << text;
 }
 
 }  // namespace

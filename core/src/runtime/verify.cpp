@@ -29,6 +29,13 @@ bool bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.numel() * ca.element_size()) == 0;
 }
 
+// Values as doubles for the numeric comparison; a complex tensor as its (real, imaginary) pairs, so
+// that a difference in the imaginary part is not lost.
+at::Tensor comparable(const at::Tensor& t) {
+  if (at::isComplexType(t.scalar_type())) return at::view_as_real(t.resolve_conj().contiguous()).to(at::kDouble);
+  return t.to(at::kDouble);
+}
+
 KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at::Tensor& traced,
                          const VerifyOptions& options) {
   KeyComparison c;
@@ -43,7 +50,7 @@ KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at
   }
   c.bitwiseEqual = bitwiseEqual(eager, traced);
   const bool floating = at::isFloatingType(eager.scalar_type()) || at::isComplexType(eager.scalar_type());
-  at::Tensor a = eager.to(at::kDouble), b = traced.to(at::kDouble);
+  const at::Tensor a = comparable(eager), b = comparable(traced);
   if (floating) {
     c.eagerNaN = at::isnan(eager).sum().item<int64_t>();
     c.tracedNaN = at::isnan(traced).sum().item<int64_t>();
@@ -89,11 +96,13 @@ std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, cons
                                          const TensorDict& inputs, const VerifyOptions& options) {
   TensorDict eagerTd = inputs;
   std::vector<std::tuple<std::string, NestedKey, at::Tensor>> expected;
+  if (options.randomSeed) at::manual_seed(*options.randomSeed);
   eagerWrites(eager, "", eagerTd, expected);
   const auto& writes = traced.traced().writes;
   std::vector<const Node*> nodes;
   for (const auto& w : writes) nodes.push_back(w.node);
   TensorDict tracedTd = inputs, scratch;
+  if (options.randomSeed) at::manual_seed(*options.randomSeed);
   const auto values = traced.forwardCapturing(tracedTd, &scratch, nodes);
   for (size_t i = 0; i < writes.size() && i < expected.size(); ++i) {
     const auto& w = writes[i];
@@ -110,7 +119,7 @@ std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, cons
 }  // namespace
 
 bool VerifyReport::passed() const {
-  if (keys.empty()) return false;
+  // No keys to compare (every out key is "_") is a pass: eager and traced agree on nothing written.
   for (const auto& k : keys)
     if (!k.matches) return false;
   return true;
@@ -192,8 +201,12 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
   // Each pass runs twice; the first results are compared, the faster time of the two is reported
   // (the first run of a TorchScript module pays one-off costs).
   report.eagerSeconds = report.tracedSeconds = std::numeric_limits<double>::infinity();
+  const auto seedRandom = [&options] {
+    if (options.randomSeed) at::manual_seed(*options.randomSeed);
+  };
   for (int run = 0; run < 2; ++run) {
     TensorDict eagerIn = inputs, tracedIn = inputs, eagerRun, tracedRun;
+    seedRandom();
     auto start = Clock::now();
     try {
       eager.forward(eagerIn, &eagerRun);
@@ -201,6 +214,7 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
       throw Error(std::string("the eager module failed on these inputs: ") + e.what());
     }
     report.eagerSeconds = std::min(report.eagerSeconds, secondsSince(start));
+    seedRandom();
     start = Clock::now();
     try {
       traced.forward(tracedIn, &tracedRun);
@@ -224,20 +238,29 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     }
     report.keys.push_back(compareKey(key, eagerOut.get(key), tracedOut.get(key), options));
   }
-  if (!report.passed()) report.divergence = findDivergence(eager, traced, inputs, options);
+  if (!report.passed()) {
+    report.divergence = findDivergence(eager, traced, inputs, options);
+    for (const auto& node : traced.graph().nodes())
+      if (node->meta().random) report.randomNodes.push_back(node->name());
+  }
   return report;
+}
+
+// "8" when eager and traced agree on the count, "8 vs 4" (eager vs traced) when they do not.
+std::string countPair(int64_t eager, int64_t traced) {
+  return eager == traced ? std::to_string(eager) : std::to_string(eager) + " vs " + std::to_string(traced);
 }
 
 std::string formatReport(const VerifyReport& r) {
   std::ostringstream s;
   s << std::left << std::setw(28) << "key" << std::setw(20) << "shape" << std::setw(10) << "dtype" << std::setw(13)
-    << "max |a-b|" << std::setw(13) << "max rel" << std::setw(9) << "bitwise" << std::setw(10) << "NaN/Inf"
-    << "result\n";
+    << "max |a-b|" << std::setw(13) << "max rel" << std::setw(9) << "bitwise" << std::setw(9) << "NaN" << std::setw(9)
+    << "Inf" << "result\n";
   for (const auto& k : r.keys) {
     s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20) << formatShape(k.eagerShape) << std::setw(10)
       << k.eagerDtype << std::setw(13) << std::setprecision(4) << k.maxAbsDiff << std::setw(13) << k.maxRelDiff
-      << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(10)
-      << (std::to_string(k.eagerNaN + k.tracedNaN) + "/" + std::to_string(k.eagerInf + k.tracedInf))
+      << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(9) << countPair(k.eagerNaN, k.tracedNaN)
+      << std::setw(9) << countPair(k.eagerInf, k.tracedInf)
       << (k.matches ? "ok" : "MISMATCH" + (k.problem.empty() ? std::string() : " (" + k.problem + ")")) << "\n";
   }
   s << std::fixed << std::setprecision(2) << "eager " << r.eagerSeconds * 1e3 << " ms, traced " << r.tracedSeconds * 1e3
@@ -247,6 +270,12 @@ std::string formatReport(const VerifyReport& r) {
   if (r.divergence)
     s << "first difference: node '" << r.divergence->node << "' writing key " << keyRepr(r.divergence->key)
       << (r.divergence->module.empty() ? "" : " in module " + r.divergence->module) << "\n";
+  if (!r.randomNodes.empty()) {
+    s << "likely cause: these nodes draw random numbers:";
+    for (const auto& name : r.randomNodes) s << " " << name;
+    s << "\n";
+  }
+  if (r.keys.empty()) s << "nothing to compare: the module writes no key (its out keys are all \"_\")\n";
   s << (r.passed() ? "PASSED: traced outputs match eager outputs\n" : "FAILED: traced outputs differ from eager outputs\n");
   return s.str();
 }
@@ -279,6 +308,7 @@ std::string reportToJson(const VerifyReport& r) {
                              {"key", r.divergence->key.parts()}};
   else
     j["first_divergence"] = nullptr;
+  j["random_nodes"] = r.randomNodes;
   return j.dump(2);
 }
 

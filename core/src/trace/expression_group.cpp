@@ -266,6 +266,7 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
   fx->meta().schema = kernel->description;
+  for (jit::Node* n : group) fx->meta().random = fx->meta().random || n->isNondeterministic();
   fx->setKernel(std::move(kernel));
   frame.env[group.back()->output()] = SymValue::ofNode(fx);
   size_t consumed = 1;

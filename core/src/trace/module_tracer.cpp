@@ -654,6 +654,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   } else {
     fx->meta().schema = node->kind().toQualString();
   }
+  fx->meta().random = node->isNondeterministic();
   kernel->description = fx->meta().schema;
   kernel->numOutputs = node->outputs().size();
   if (isVararg(node)) kernel->inputs.push_back(KernelInput::ofConstant(static_cast<int64_t>(node->inputs().size())));

@@ -33,6 +33,10 @@ struct ParameterInfo {
   std::vector<int64_t> shape;
   c10::ScalarType dtype = c10::ScalarType::Undefined;
   bool isBuffer = false;
+  /// Summary of the values, filled by the model worker for the inspector (the parent never holds
+  /// the tensors): min, max and mean. hasStats is false for non-numeric or empty tensors.
+  bool hasStats = false;
+  double min = 0.0, max = 0.0, mean = 0.0;
 };
 
 /// What tdfx knows about where a node came from and what it produced. Owned by its Node; all
@@ -55,6 +59,9 @@ struct NodeMeta {
   /// Why a submodule that FX would trace through was kept as one call_module node
   /// (e.g. control flow that depends on tensor data); empty otherwise.
   std::string leafReason;
+  /// The node draws random numbers (TorchScript marks its operator nondeterministic: rand_like,
+  /// dropout, bernoulli, ...); verify names such nodes when outputs differ.
+  bool random = false;
   std::vector<TensorMeta> outputs;         ///< filled by a run
   double seconds = -1.0;                   ///< time of the node in the last recorded run; < 0: none
 };

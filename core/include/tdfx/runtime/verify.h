@@ -14,6 +14,10 @@ namespace tdfx {
 struct VerifyOptions {
   double atol = 0.0;
   double rtol = 0.0;
+  /// torch's default generator is seeded with this before each eager and each traced pass, so
+  /// random operations (rand_like, dropout in train mode) draw the same numbers when they run in
+  /// the same order. nullopt: the generator is left as it is.
+  std::optional<uint64_t> randomSeed = 0;
   bool bitwise() const { return atol == 0.0 && rtol == 0.0; }
 };
 
@@ -38,13 +42,15 @@ struct Divergence {
 };
 
 /// The result of verify: one comparison per out key, the time of each pass, and, when some key
-/// differs, the first differing node. Plain data; passed() is false when there are no keys.
+/// differs, the first differing node. Plain data; passed() is true when there are no keys (nothing written).
 struct VerifyReport {
   std::vector<KeyComparison> keys;
   double eagerSeconds = 0.0;
   double tracedSeconds = 0.0;
   VerifyOptions options;
   std::optional<Divergence> divergence;
+  /// When some key differs: the graph's nodes that draw random numbers (the likely cause).
+  std::vector<std::string> randomNodes;
   bool passed() const;
 };
 

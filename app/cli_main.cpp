@@ -1,4 +1,5 @@
 // tdfx-cli: headless tracing and verification of TensorDict model files.
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -14,6 +15,8 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
 #include "tdfx/version.h"
+#include "tdfx/worker/graph_format.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace {
 
@@ -23,12 +26,34 @@ std::vector<tdfx::InputSpec> parseInputs(const std::vector<std::string>& flags) 
   return specs;
 }
 
-// --shapes: one run on the file's example inputs (or --input overrides) records each node's outputs.
-void recordShapes(tdfx::GraphModule& gm, const tdfx::ModelFile& model, const std::vector<std::string>& inputs,
+// Limits of the model worker, shared by every subcommand.
+struct WorkerFlags {
+  double timeout = 0;       // 0: the defaults (120 s to open, 60 s per request)
+  double memoryGiB = 0;     // 0: half of physical memory
+
+  tdfx::WorkerLimits limits() const {
+    tdfx::WorkerLimits l;
+    if (timeout > 0) l.openSeconds = l.requestSeconds = timeout;
+    if (memoryGiB > 0) l.memoryBytes = static_cast<uint64_t>(memoryGiB * static_cast<double>(uint64_t{1} << 30));
+    return l;
+  }
+};
+
+// Loads and traces MODEL in a model worker (the only process that reads it or runs its code).
+tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) {
+  tdfx::TracedModel model = worker.open(path);
+  if (model.model.exportedWith == "torch.jit.trace")
+    std::cerr << "tdfx-cli: note: " << path
+              << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
+                 "Python calls, so the graph's call forms are approximate\n";
+  return model;
+}
+
+// --shapes: one run in the worker on the file's example inputs (or --input overrides) records each
+// node's outputs into the graph's metadata.
+void recordShapes(tdfx::ModelWorker& worker, tdfx::TracedModel& model, const std::vector<std::string>& inputs,
                   uint64_t seed) {
-  tdfx::TensorDict td = tdfx::verificationInputs(model, parseInputs(inputs), seed);
-  tdfx::TensorDict out;
-  gm.forwardAndRecordShapes(td, &out);
+  tdfx::applyRunRecords(*model.traced.graph, worker.run(parseInputs(inputs), seed));
 }
 
 struct TraceOptions {
@@ -38,17 +63,14 @@ struct TraceOptions {
   uint64_t seed = 0;
 };
 
-int runTrace(const TraceOptions& o) {
-  const tdfx::ModelFile model = tdfx::loadModelFile(o.model);
-  if (model.exportedWith == "torch.jit.trace")
-    std::cerr << "tdfx-cli: note: " << o.model
-              << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
-                 "Python calls, so the graph's call forms are approximate\n";
-  tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+int runTrace(const TraceOptions& o, const WorkerFlags& w) {
+  tdfx::ModelWorker worker(w.limits());
+  tdfx::TracedModel model = openModel(worker, o.model);
   const bool both = !o.graph && !o.code;
-  if (o.shapes) recordShapes(gm, model, o.inputs, o.seed);
-  if (o.graph || both) std::cout << (o.shapes ? tdfx::printGraphWithShapes(gm.graph()) : gm.graphText()) << "\n";
-  if (o.code || both) std::cout << gm.code().text;
+  if (o.shapes) recordShapes(worker, model, o.inputs, o.seed);
+  const tdfx::Graph& graph = *model.traced.graph;
+  if (o.graph || both) std::cout << (o.shapes ? tdfx::printGraphWithShapes(graph) : tdfx::printGraph(graph)) << "\n";
+  if (o.code || both) std::cout << model.code.text;
   return 0;
 }
 
@@ -57,14 +79,18 @@ struct VerifyFlags {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   double atol = 0.0, rtol = 0.0;
-  bool json = false;
+  bool json = false, noRandomSeed = false;
 };
 
-int runVerify(const VerifyFlags& f) {
-  const tdfx::ModelFile model = tdfx::loadModelFile(f.model);
-  const tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
-  const tdfx::TensorDict inputs = tdfx::verificationInputs(model, parseInputs(f.inputs), f.seed);
-  const tdfx::VerifyReport report = tdfx::verify(*model.module, gm, inputs, {f.atol, f.rtol});
+int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
+  tdfx::ModelWorker worker(w.limits());
+  openModel(worker, f.model);
+  tdfx::VerifyOptions options;
+  options.atol = f.atol;
+  options.rtol = f.rtol;
+  if (f.noRandomSeed) options.randomSeed = std::nullopt;
+  else options.randomSeed = f.seed;
+  const tdfx::VerifyReport report = worker.verify(parseInputs(f.inputs), f.seed, options).report;
   std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::formatReport(report));
   return report.passed() ? 0 : 3;
 }
@@ -77,19 +103,43 @@ struct ExportFlags {
   uint64_t seed = 0;
 };
 
-int runExport(const ExportFlags& f) {
-  const tdfx::ExportFormat format = tdfx::exportFormatForPath(f.output);  // fail before any work
-  (void)format;
-  const tdfx::ModelFile model = tdfx::loadModelFile(f.model);
-  tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
-  if (f.shapes) recordShapes(gm, model, f.inputs, f.seed);
+// Whether `output` names the same file as `input` (an export must never overwrite the model).
+bool sameFile(const std::string& input, const std::string& output) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(input, output, ec)) return true;
+  return std::filesystem::weakly_canonical(input, ec) == std::filesystem::weakly_canonical(output, ec);
+}
+
+bool isGraphDocument(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+int runExport(const ExportFlags& f, const WorkerFlags& w) {
+  if (!isGraphDocument(f.output)) {
+    try {
+      tdfx::exportFormatForPath(f.output);  // fail before any work
+    } catch (const tdfx::Error& e) {
+      throw tdfx::Error(std::string(e.what()) + ", or .json for the graph document");
+    }
+  }
+  if (sameFile(f.model, f.output))
+    throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
+  tdfx::ModelWorker worker(w.limits());
+  tdfx::TracedModel model = openModel(worker, f.model);
+  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed);
+  if (isGraphDocument(f.output)) {
+    tdfx::writeFileAtomically(f.output, tdfx::tracedModelToJson(model, 1) + "\n");
+    std::cout << "wrote " << f.output << " (graph document, format version " << tdfx::kGraphFormatVersion << ", "
+              << model.traced.graph->size() << " nodes)\n";
+    return 0;
+  }
   tdfx::ViewOptions options;
   options.style = f.style == "fx" ? tdfx::ViewStyle::Fx : tdfx::ViewStyle::Tdfx;
   options.rankdir = f.rankdir;
   options.shapes = f.shapes;
   options.hierarchy.expandAll = f.expandAll;
   if (f.depth >= 0) options.hierarchy.depth = f.depth;
-  tdfx::ViewGraph view = tdfx::buildView(gm.traced(), options);
+  tdfx::ViewGraph view = tdfx::buildView(model.traced, options);
   const std::string base = f.model.substr(f.model.find_last_of('/') + 1);
   view.name = base.substr(0, base.rfind('.'));
   tdfx::exportView(view, f.output);
@@ -101,6 +151,8 @@ int runExport(const ExportFlags& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, while this process has one thread: the zygote that forks a model worker per command.
+  tdfx::startWorkerZygote();
   CLI::App app{"tdfx-cli: trace PyTorch TensorDict modules saved as TorchScript into FX graphs, and verify them"};
   // A function, so Graphviz is only asked for its version when --version is given.
   app.set_version_flag("--version", std::function<std::string()>([] {
@@ -108,6 +160,14 @@ int main(int argc, char** argv) {
     return report.substr(0, report.size() - 1);  // CLI11 adds the final newline
   }));
   app.require_subcommand(1);
+  app.fallthrough();  // --timeout and --memory-limit may follow the subcommand
+  WorkerFlags w;
+  app.add_option("--timeout", w.timeout,
+                 "Seconds a model may take to load and trace, or to run a verify (default 120 and 60); past it the "
+                 "model worker is stopped")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--memory-limit", w.memoryGiB, "GiB of memory the model worker may use (default: half of physical memory)")
+      ->check(CLI::PositiveNumber);
 
   TraceOptions t;
   auto* trace = app.add_subcommand("trace", "Print the traced FX graph and/or the generated Python code");
@@ -128,11 +188,16 @@ int main(int argc, char** argv) {
   verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
   verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
   verify->add_flag("--json", v.json, "Print the report as JSON");
+  verify->add_flag("--no-random-seed", v.noRandomSeed,
+                   "Leave torch's generator as it is; by default it is seeded with --seed before each pass, so "
+                   "random ops draw the same numbers in eager and traced");
 
   ExportFlags x;
   auto* exportCmd = app.add_subcommand("export", "Draw the traced graph to SVG, DOT, PNG or PDF (format from -o's extension)");
   exportCmd->add_option("MODEL", x.model, "TorchScript archive (.pt)")->required();
-  exportCmd->add_option("-o,--output", x.output, "Output file: .svg, .dot/.gv, .png or .pdf")->required();
+  exportCmd->add_option("-o,--output", x.output,
+                        "Output file: .svg, .dot/.gv, .png or .pdf, or .json for the graph document (docs/graph-format.md)")
+      ->required();
   exportCmd->add_option("--style", x.style, "fx (FxGraphDrawer's picture) or tdfx (default)")
       ->check(CLI::IsMember({"fx", "tdfx"}));
   auto* depthOpt = exportCmd->add_option("--depth", x.depth, "Expand module scopes down to this depth (default: at most ~300 nodes)")
@@ -149,9 +214,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (app.got_subcommand(trace)) return runTrace(t);
-    if (app.got_subcommand(verify)) return runVerify(v);
-    if (app.got_subcommand(exportCmd)) return runExport(x);
+    if (app.got_subcommand(trace)) return runTrace(t, w);
+    if (app.got_subcommand(verify)) return runVerify(v, w);
+    if (app.got_subcommand(exportCmd)) return runExport(x, w);
   } catch (const tdfx::Error& e) {
     std::cerr << "tdfx-cli: error: " << e.what() << "\n";
     return 1;

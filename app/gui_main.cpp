@@ -8,6 +8,7 @@
 
 #include "tdfx/ui/main_window.h"
 #include "tdfx/version.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace {
 
@@ -22,12 +23,20 @@ QString bundledExample() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // First, while this process has one thread: the zygote that forks one model worker per open model.
+  tdfx::startWorkerZygote();
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("tdfx: trace PyTorch TensorDict modules into FX graphs and inspect them.\n"
                      "With no FILE, opens the bundled example."));
   parser.addHelpOption();
   parser.addOption({{"v", "version"}, QStringLiteral("Print the versions of tdfx, LibTorch, Qt and Graphviz.")});
+  parser.addOption({QStringLiteral("timeout"),
+                    QStringLiteral("Seconds a model may take to load (default 120) or to run a verify (default 60)."),
+                    QStringLiteral("SECONDS")});
+  parser.addOption({QStringLiteral("memory-limit"),
+                    QStringLiteral("GiB of memory each model worker may use (default: half of physical memory)."),
+                    QStringLiteral("GIB")});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("TorchScript archive (.pt) to open."), "[FILE]");
 
   // --help and --version are answered before QApplication exists, so they work without a display.
@@ -52,7 +61,27 @@ int main(int argc, char** argv) {
   const QStringList files = parser.positionalArguments();
   if (files.size() > 1) parser.showHelp(64);
 
+  tdfx::WorkerLimits limits;
+  bool ok = true;
+  if (parser.isSet(QStringLiteral("timeout"))) {
+    const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
+    if (!ok || seconds <= 0) {
+      std::fprintf(stderr, "tdfx: --timeout: expected a positive number of seconds\n");
+      return 64;
+    }
+    limits.openSeconds = limits.requestSeconds = seconds;
+  }
+  if (parser.isSet(QStringLiteral("memory-limit"))) {
+    const double gib = parser.value(QStringLiteral("memory-limit")).toDouble(&ok);
+    if (!ok || gib <= 0) {
+      std::fprintf(stderr, "tdfx: --memory-limit: expected a positive number of GiB\n");
+      return 64;
+    }
+    limits.memoryBytes = static_cast<uint64_t>(gib * static_cast<double>(uint64_t{1} << 30));
+  }
+
   tdfx::ui::MainWindow window;
+  window.setWorkerLimits(limits);
   window.show();
   const QString file = files.isEmpty() ? bundledExample() : files.first();
   if (!file.isEmpty()) window.openFile(file);

@@ -11,6 +11,8 @@ packages=(
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgraphviz-dev graphviz libssl-dev libxml2-utils
+  # the model worker's sandbox
+  libseccomp-dev
   qt6-base-dev qt6-svg-dev libgl-dev
   python3-torch python3-torchvision
   # the FX parity suite compares --style fx DOT with FxGraphDrawer, which needs pydot

@@ -25,6 +25,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace {
 
@@ -130,6 +131,7 @@ int frameBenchmark(int targetNodes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tdfx::startWorkerZygote();  // first, while the process has one thread
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   bool open = false, frames = false, expandAll = false;

@@ -1,5 +1,7 @@
 // Load, trace and run times for model files, as a table or JSON (for trace_benchmark.py).
 //   tdfx_trace_bench [--json] [--repeat N] [--input KEY=SHAPE]... MODEL...
+//   tdfx_trace_bench --worker-start [--repeat N] MODEL: what a model worker adds to opening MODEL
+//     (zygote fork, socket, serialization), as JSON: open in a worker vs load + trace here.
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace {
 
@@ -31,20 +34,39 @@ double bestOf(int repeat, Fn&& fn) {
 
 }  // namespace
 
+// Opening MODEL in a worker (fork from the zygote, load and trace there, the graph back as CBOR)
+// against loading and tracing it in this process; the difference is the worker's own cost.
+int workerStart(const std::string& path, int repeat) {
+  const double worker = bestOf(repeat, [&] {
+    tdfx::ModelWorker w;
+    w.open(path);
+  });
+  const double local = bestOf(repeat, [&] {
+    const tdfx::ModelFile model = tdfx::loadModelFile(path);
+    const tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
+  });
+  std::cout << nlohmann::json{{"worker_open_s", worker}, {"in_process_s", local}, {"worker_cost_s", worker - local}}.dump()
+            << "\n";
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  bool json = false;
+  tdfx::startWorkerZygote();  // first, while the process has one thread
+  bool json = false, worker = false;
   int repeat = 3;
   std::vector<tdfx::InputSpec> inputs;
   std::vector<std::string> models;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") json = true;
+    else if (a == "--worker-start") worker = true;
     else if (a == "--repeat" && i + 1 < argc) repeat = std::stoi(argv[++i]);
     else if (a == "--input" && i + 1 < argc) inputs.push_back(tdfx::parseInputSpec(argv[++i]));
     else models.push_back(a);
   }
   nlohmann::json rows = nlohmann::json::array();
   try {
+    if (worker && models.size() == 1) return workerStart(models[0], repeat);
     for (const std::string& path : models) {
       tdfx::ModelFile model;
       const double load = bestOf(1, [&] { model = tdfx::loadModelFile(path); });

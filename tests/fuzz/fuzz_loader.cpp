@@ -21,6 +21,7 @@
 #include "tdfx/error.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace fs = std::filesystem;
 
@@ -103,28 +104,20 @@ class Mutator {
 
 enum class Outcome { Ok, TdfxError, Bug };
 
+// Opened as the apps open files: in a model worker. A worker that dies (LibTorch's importer
+// crashes on some damaged code) is a tdfx::Error naming the signal; the fuzzer counts those apart.
 Outcome exercise(const std::string& path, std::string& message) {
   try {
-    const tdfx::ModelFile model = tdfx::loadModelFile(path);
-    tdfx::GraphModule gm = tdfx::symbolicTrace(*model.module);
-    (void)gm.code();
+    tdfx::WorkerLimits limits;
+    limits.openSeconds = limits.requestSeconds = 20;
+    limits.memoryBytes = uint64_t{4} << 30;
+    tdfx::ModelWorker worker(limits);
+    const tdfx::TracedModel model = worker.open(path);
     // Submodules kept whole for data-dependent loops run the model's own loop, which a mutated
     // constant can make endless (as it would in eager PyTorch): such graphs are traced, not run.
     bool dataDependent = false;
-    for (const auto& node : gm.graph().nodes()) dataDependent = dataDependent || !node->meta().leafReason.empty();
-    if (!model.exampleInputs.empty() && !dataDependent) {
-      int64_t elements = 0;
-      for (const auto& spec : model.exampleInputs) {
-        int64_t n = 1;
-        for (int64_t d : spec.shape) n = (d > 0 && n < (int64_t(1) << 40) / d) ? n * d : (d == 0 ? 0 : int64_t(1) << 40);
-        elements += n;
-      }
-      if (elements <= (1 << 20)) {  // run only inputs of a sane size
-        tdfx::TensorDict td = tdfx::makeExampleInputs(model, 0);
-        tdfx::TensorDict out;
-        gm.forward(td, &out);
-      }
-    }
+    for (const auto& node : model.traced.graph->nodes()) dataDependent = dataDependent || !node->meta().leafReason.empty();
+    if (!model.model.exampleInputs.empty() && !dataDependent) worker.run({}, 0);
     return Outcome::Ok;
   } catch (const tdfx::Error& e) {
     message = e.what();
@@ -141,6 +134,7 @@ Outcome exercise(const std::string& path, std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tdfx::startWorkerZygote();
   double seconds = 10;
   uint64_t seed = 1;
   std::string outDir = fs::temp_directory_path() / "tdfx-fuzz";

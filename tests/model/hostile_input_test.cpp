@@ -1,4 +1,5 @@
 // Hostile and broken archives, crafted from real fixtures with LibTorch's own zip reader/writer.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -9,6 +10,7 @@
 #include "tdfx/error.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/worker/model_worker.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -38,10 +40,11 @@ class HostileInput : public testing::ScratchDir {
     return out;
   }
 
+  // Opened as the apps open files: in a model worker, where a LibTorch crash is an error too.
   std::string loadError(const std::string& path) {
     try {
-      const ModelFile m = loadModelFile(path);
-      symbolicTrace(*m.module);
+      ModelWorker worker;
+      worker.open(path);
     } catch (const Error& e) {
       return e.what();
     }
@@ -82,31 +85,7 @@ TEST_F(HostileInput, CorruptPickles) {
   EXPECT_NE(loadError(truncatedCode).find("cannot load as TorchScript"), std::string::npos);
 }
 
-TEST_F(HostileInput, CodeThatCrashesLibTorchsImporter) {
-  // Found by tests/fuzz: a class body line `__buffers__ = []` cut to `__= []` makes LibTorch 1.13's
-  // importer crash with SIGSEGV in some classes (and fail to parse in others). Either way tdfx
-  // reports an error and keeps running.
-  caffe2::serialize::PyTorchStreamReader reader(fixture("nested_sequential.pt"));
-  const std::string from = "  __buffers__ = []";
-  int variants = 0, crashes = 0;
-  for (const std::string& record : reader.getAllRecords()) {
-    auto [ptr, size] = reader.getRecord(record);
-    if (record.rfind("code/", 0) != 0 || std::string(static_cast<const char*>(ptr.get()), size).find(from) == std::string::npos)
-      continue;
-    const std::string path = rewrite("nested_sequential.pt", "crash.pt", [&](const std::string& name, std::string& data) {
-      if (name == record) data.replace(data.find(from), from.size(), "  __= []");
-      return true;
-    });
-    const std::string msg = loadError(path);
-    EXPECT_NE(msg.find("crash.pt: "), std::string::npos) << msg;
-    crashes += msg.find("the archive is damaged: LibTorch crashed reading its TorchScript code or debug info") !=
-               std::string::npos;
-    ++variants;
-  }
-  EXPECT_GT(variants, 2);
-  EXPECT_GT(crashes, 0);
-  EXPECT_EQ(loadError(fixture("nested_sequential.pt")), "(no error)");  // and the process carries on
-}
+// A damaged archive that crashes LibTorch's importer: tests/worker/model_worker_test.cpp.
 
 TEST_F(HostileInput, TruncatedTensorRecord) {
   // Found by tests/fuzz: a storage record cut short loads, then the first kernel reads past it.
@@ -118,6 +97,29 @@ TEST_F(HostileInput, TruncatedTensorRecord) {
   EXPECT_NE(msg.find("bytes of storage but its record in the archive is shorter: the archive is damaged"),
             std::string::npos)
       << msg;
+}
+
+// A small archive that declares one huge deflated record, written by tests/model/make_zip_bomb.py.
+std::string zipBomb(const std::string& source, const std::string& out, const std::string& record, int mib) {
+  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_zip_bomb.py " + fixture(source) + " " +
+                          out + " " + record + " " + std::to_string(mib);
+  return std::system(cmd.c_str()) == 0 ? out : std::string();
+}
+
+TEST_F(HostileInput, ZipBombsAreRefusedFromTheDirectoryBeforeAnythingIsRead) {
+  // tensordict.json inflating to 64 MiB (a real attack inflates to gigabytes; the bound is 16 MiB).
+  const std::string metadata = zipBomb("seed_sequential.pt", path("json-bomb.pt"), "/extra/tensordict.json", 64);
+  ASSERT_FALSE(metadata.empty());
+  EXPECT_LT(fs::file_size(metadata), 1u << 20);
+  std::string msg = loadError(metadata);
+  EXPECT_NE(msg.find("extra/tensordict.json declares 64 MiB; a tensordict.json is at most 16 MiB"), std::string::npos)
+      << msg;
+  // A tensor record inflating 1000-fold: torch.jit.save never compresses, so it is refused.
+  const std::string data = zipBomb("seed_sequential.pt", path("data-bomb.pt"), "/data/0", 200);
+  ASSERT_FALSE(data.empty());
+  msg = loadError(data);
+  EXPECT_NE(msg.find("data/0 inflates"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("to 200 MiB (a zip bomb?)"), std::string::npos) << msg;
 }
 
 TEST_F(HostileInput, DamagedDebugInfoNeverCrashes) {

@@ -149,6 +149,20 @@ TEST(Verify, ComplexOutputsCompareTheImaginaryPartToo) {
   EXPECT_TRUE(seeded.keys[0].bitwiseEqual);
 }
 
+TEST(Verify, NamedTupleOutputsAreKeyedByFieldAndNoneMatchesNone) {
+  // forward -> AuxOutputs(logits, aux) with aux None in eval mode, as scripted googlenet returns.
+  const ModelFile model = loadModelFile(fixture("named_outputs.pt"));
+  EXPECT_EQ(model.module->outKeys(), (std::vector<NestedKey>{"logits", "aux"}));
+  const GraphModule gm = symbolicTrace(*model.module);
+  const VerifyReport r = verify(*model.module, gm, verificationInputs(model, {parseInputSpec("x=2x3")}, 0));
+  ASSERT_EQ(r.keys.size(), 2u);
+  EXPECT_TRUE(r.keys[0].bitwiseEqual);
+  EXPECT_TRUE(r.keys[1].matches);
+  EXPECT_EQ(r.keys[1].problem, "None in both");
+  EXPECT_TRUE(r.passed()) << formatReport(r);
+  EXPECT_NE(formatReport(r).find("ok (None in both)"), std::string::npos) << formatReport(r);
+}
+
 TEST(Verify, NothingToCompareWhenEveryOutKeyIsDiscarded) {
   const VerifyReport r = verifyFixture("discard_only.pt");
   EXPECT_TRUE(r.keys.empty());

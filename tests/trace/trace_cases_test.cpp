@@ -157,6 +157,39 @@ TEST(ControlFlow, FoldsUnrollsAssertsAndKeepsDataDependentModulesWhole) {
   EXPECT_EQ(gm.graph().findNode("neg"), nullptr);
 }
 
+TEST(ControlFlow, LoopsPastTheUnrollBudgetKeepTheirSubmoduleWhole) {
+  const GraphModule gm = traceFixture("long_loops.pt");
+  const Node* repeat = gm.graph().findNode("repeat");
+  ASSERT_NE(repeat, nullptr);
+  EXPECT_EQ(repeat->op(), OpKind::CallModule);
+  EXPECT_NE(repeat->meta().leafReason.find("unrolling this loop adds more than 5000 nodes"), std::string::npos)
+      << repeat->meta().leafReason;
+  EXPECT_NE(repeat->meta().leafReason.find("of 6000 iterations"), std::string::npos) << repeat->meta().leafReason;
+  const Node* churn = gm.graph().findNode("churn");
+  ASSERT_NE(churn, nullptr);
+  EXPECT_EQ(churn->op(), OpKind::CallModule);
+  EXPECT_NE(churn->meta().leafReason.find("more than 100000 iterations"), std::string::npos) << churn->meta().leafReason;
+  // The rest of the graph is whole and runs: 2 * (x + 6000 + (sum of 0..199999 steps mod 7)).
+  EXPECT_EQ(gm.graph().size(), 6u) << gm.code().text;  // tensordict, x, repeat, churn, mul, output
+  TensorDict td({3});
+  td.set("x", at::zeros({3, 2}));
+  TensorDict out;
+  gm.forward(td, &out);
+  int64_t k = 0;
+  for (int64_t i = 0; i < 200000; ++i) k = (k + i) % 7;
+  EXPECT_TRUE(at::equal(out.get("y"), at::full({3, 2}, 2.0 * (6000 + k))));
+}
+
+TEST(ControlFlow, LoopPastTheBudgetInTheTracedModuleItselfIsAClearError) {
+  try {
+    traceFixture("root_loop.pt");
+    FAIL() << "expected a TraceError";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("unrolling this loop adds more than 5000 nodes"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ControlFlow, AssertionsRunAtRunTime) {
   const ModelFile model = loadModelFile(fixture("control_flow.pt"));
   const GraphModule gm = symbolicTrace(*model.module);

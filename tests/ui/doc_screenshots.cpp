@@ -8,6 +8,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/worker/model_worker.h"
 #include "ui/window_driver.h"
 
 using tdfx::ui::MainWindow;
@@ -24,6 +25,7 @@ bool save(MainWindow& w, const QString& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tdfx::startWorkerZygote();  // first, while the process has one thread
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   if (argc != 4) {

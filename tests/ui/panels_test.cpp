@@ -1,13 +1,19 @@
 // The window's panels and navigation, driven offscreen: search marks, history, context collapse,
 // keys, editable verify inputs and the overlays, code export, cancel, theme, drag and drop.
+#include <signal.h>
+
 #include <QApplication>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUrl>
 #include <gtest/gtest.h>
 
@@ -138,13 +144,60 @@ TEST(Panels, VerifyUsesTheEditedInputsSeedAndTolerances) {
 TEST(Panels, DifferingNodesAreMarkedRed) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));
+  // Seeded alike (the default), rand_like draws the same numbers in both passes.
+  EXPECT_TRUE(verifyAndWait(w)) << w.verifyPanel()->summary().toStdString();
+  w.verifyPanel()->seedRandomBox()->setChecked(false);
   EXPECT_FALSE(verifyAndWait(w));
+  EXPECT_NE(w.verifyPanel()->summary().toStdString().find("likely cause: random numbers drawn by rand_like"),
+            std::string::npos)
+      << w.verifyPanel()->summary().toStdString();
   const QStringList red = w.scene()->markedNodes(GraphScene::Differs);
   EXPECT_TRUE(red.contains(QStringLiteral("add"))) << red.join(' ').toStdString();
   int differing = 0;
   for (int row = 0; row < w.verifyTable()->rowCount(); ++row)
     differing += w.verifyTable()->item(row, 5)->text() == QStringLiteral("\u2717");
   EXPECT_GE(differing, 1);
+}
+
+TEST(Panels, CancelStopsAnEndlessVerifyAndTheNextRunStartsANewWorker) {
+  auto w = std::make_unique<MainWindow>(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(*w, fixture("endless.pt")));  // its forward loops for ever on any input
+  const pid_t first = w->session()->worker->pid();
+  QSignalSpy done(w.get(), &MainWindow::verified);
+  w->runVerify();
+  QTest::qWait(300);
+  ASSERT_TRUE(w->verifyPanel()->isRunning());
+  w->verifyPanel()->cancel();
+  for (int i = 0; i < 100 && done.isEmpty(); ++i) QTest::qWait(20);  // ends at once, not at the time limit
+  ASSERT_FALSE(done.isEmpty());
+  EXPECT_NE(w->verifyPanel()->summary().toStdString().find("verify was cancelled"), std::string::npos)
+      << w->verifyPanel()->summary().toStdString();
+  EXPECT_NE(::kill(first, 0), 0) << "the cancelled worker is gone";
+  // The model stays open and usable: the next run starts a new worker (cancelled again here),
+  // and closing the window during it returns at once.
+  w->runVerify();
+  QTest::qWait(300);
+  ASSERT_TRUE(w->verifyPanel()->isRunning());
+  EXPECT_NE(w->session()->worker->pid(), first);
+  const pid_t second = w->session()->worker->pid();
+  w.reset();
+  EXPECT_NE(::kill(second, 0), 0) << "closing the window stops its workers";
+}
+
+TEST(Panels, ABrokenFileIsAnErrorAndTheWindowKeepsItsModelAndWorker) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  QTemporaryDir dir;
+  const QString broken = dir.filePath(QStringLiteral("broken.pt"));
+  // An archive that is a zip but whose records are nonsense: the worker reports the error.
+  QFile file(broken);
+  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+  file.write("PK\x03\x04 this is not a real archive");
+  file.close();
+  EXPECT_FALSE(openAndWait(w, broken.toStdString()));
+  EXPECT_NE(w.lastError().toStdString().find("broken.pt"), std::string::npos) << w.lastError().toStdString();
+  ASSERT_NE(w.session(), nullptr);
+  EXPECT_TRUE(verifyAndWait(w));  // the model open before still runs
 }
 
 TEST(Panels, ShapesAndTimesAfterARun) {
@@ -175,7 +228,7 @@ TEST(Panels, ExportsTheCodeAtomically) {
   ASSERT_TRUE(w.exportCode(py));
   QFile f(py);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
-  EXPECT_EQ(f.readAll().toStdString(), w.session()->graphModule->code().text);
+  EXPECT_EQ(f.readAll().toStdString(), w.session()->code().text);
   EXPECT_FALSE(w.exportCode(dir.filePath(QStringLiteral("no/such/dir/model.py"))));
 }
 

@@ -10,11 +10,14 @@ import os
 import sys
 import warnings
 
-# Residual, depthwise/mobile, densely connected, squeeze/shuffle/NAS CNNs, and four transformers.
+# Residual, depthwise/mobile, densely connected, squeeze/shuffle/NAS CNNs, plain stacks, four
+# transformers, and the two whose scripted forward returns a NamedTuple with None outputs
+# (googlenet, inception_v3).
 ZOO = [
     "resnet18", "resnet50", "mobilenet_v2", "mobilenet_v3_small", "densenet121", "efficientnet_b0",
     "shufflenet_v2_x0_5", "squeezenet1_1", "regnet_y_400mf", "mnasnet0_5",
     "vit_b_16", "swin_t", "convnext_tiny", "maxvit_t",
+    "googlenet", "inception_v3", "alexnet", "vgg11", "resnext50_32x4d", "efficientnet_v2_s", "mobilenet_v3_large",
 ]
 
 

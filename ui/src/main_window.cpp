@@ -19,6 +19,7 @@
 
 #include "node_description.h"
 #include "tdfx/error.h"
+#include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
@@ -127,15 +128,18 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
   connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
   layoutPool_.setMaxThreadCount(1);
+  loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
   if (interactive_) restoreSettings();
 }
 
 MainWindow::~MainWindow() {
-  // A cancelled load may still run on the pool; it holds only its own data, but LibTorch and
-  // Graphviz should not be torn down under it.
+  // Whatever the models are doing (an endless loop, a huge allocation), their worker processes
+  // are killed, so the jobs waiting on them end at once and the window closes without delay.
+  if (loadingWorker_) loadingWorker_->cancel();
+  if (session_) session_->worker->cancel();
+  loadPool_.waitForDone();
   layoutPool_.waitForDone();
-  QThreadPool::globalInstance()->waitForDone();
 }
 
 QTableWidget* MainWindow::verifyTable() const { return verify_->resultTable(); }
@@ -152,10 +156,14 @@ void MainWindow::openFile(const QString& path) {
   setBusy(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
   const ViewOptions options = options_;
-  // A new future replaces the one watched: a previous load's result is never delivered.
-  loader_.setFuture(QtConcurrent::run([file, options, path]() -> LoadOutcome {
+  // A new future replaces the one watched: a previous load's result is never delivered, and its
+  // worker is stopped. Each model gets a worker process of its own.
+  if (loadingWorker_) loadingWorker_->cancel();
+  auto worker = std::make_shared<ModelWorker>(workerLimits_);
+  loadingWorker_ = worker;
+  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, file, options, path]() -> LoadOutcome {
     try {
-      return {openSession(file, options, fontMeasure()), {}, path};
+      return {openSession(worker, file, options, fontMeasure()), {}, path};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), path};
     }
@@ -164,8 +172,10 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::cancelLoad() {
   if (!isLoading()) return;
-  // QtConcurrent::run cannot stop LibTorch mid-load; the worker finishes on its own and its
-  // result is dropped. The window is free at once.
+  // The load runs in its own worker process: killing it stops LibTorch wherever it is. The job
+  // waiting on it ends at once and its result is dropped; the open model and its worker stay.
+  if (loadingWorker_) loadingWorker_->cancel();
+  loadingWorker_.reset();
   loader_.setFuture(QFuture<LoadOutcome>());
   setIdle();
   status_->setText(tr("Cancelled; %1").arg(session_ ? tr("the open model stays") : tr("nothing is open")));
@@ -191,6 +201,7 @@ void MainWindow::onLoaded() {
   if (loader_.future().resultCount() == 0) return;  // cancelled: the watcher holds an empty future
   setIdle();
   LoadOutcome outcome = loader_.result();
+  loadingWorker_.reset();
   if (!outcome.session) {
     showError(outcome.error, true);
     return;
@@ -231,12 +242,12 @@ void MainWindow::onLoaded() {
   QTimer::singleShot(0, this, [this, session] {
     if (session != session_) return;  // another model arrived meanwhile
     syncingCode_ = true;
-    code_->setPlainText(QString::fromStdString(session_->graphModule->code().text));
+    code_->setPlainText(QString::fromStdString(session_->traced.code.text));
     syncingCode_ = false;
     QTimer::singleShot(0, this, [this, session] {
       if (session != session_) return;
-      graphText_->setPlainText(QString::fromStdString(session_->graphModule->graphText()));
-      keys_->setKeys(session_->graphModule->traced(), session_->model.module->inKeys());
+      graphText_->setPlainText(QString::fromStdString(printGraph(session_->graph())));
+      keys_->setKeys(session_->traced.traced, session_->traced.model.inKeys);
       Q_EMIT modelLoaded();
     });
   });
@@ -277,7 +288,7 @@ void MainWindow::relayoutCurrent() {
   status_->setText(tr("Laying out ..."));
   layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation]() -> LayoutOutcome {
     try {
-      return {std::make_shared<SessionLayout>(layoutSession(*session->graphModule, options, fontMeasure())), {},
+      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, fontMeasure())), {},
               generation};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), generation};
@@ -329,7 +340,7 @@ QSet<QString> MainWindow::viewIdsUsingKeys(const std::vector<NestedKey>& keys) c
   std::vector<std::string> ir;
   QSet<QString> ids;
   for (const NestedKey& k : keys) {
-    for (const std::string& n : nodesUsingKey(session_->graphModule->traced(), k)) ir.push_back(n);
+    for (const std::string& n : nodesUsingKey(session_->traced.traced, k)) ir.push_back(n);
     ids.insert(QString::fromStdString("out:" + keyToString(k)));  // the out-key node, where drawn
   }
   return ids.unite(viewIdsOf(ir));
@@ -351,7 +362,7 @@ void MainWindow::applyOverlays() {
   if (timeAction_->isChecked()) {
     QHash<QString, double> seconds;
     double most = 0;
-    for (const auto& node : session_->graphModule->graph().nodes()) {
+    for (const auto& node : session_->graph().nodes()) {
       if (node->meta().seconds <= 0) continue;
       const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
       if (id.isEmpty()) continue;
@@ -454,7 +465,7 @@ void MainWindow::showNode(const QString& id) {
   backAction_->setEnabled(!back_.isEmpty());
   forwardAction_->setEnabled(!forward_.isEmpty());
   if (!session_ || id.isEmpty()) return;
-  const Graph& g = session_->graphModule->graph();
+  const Graph& g = session_->graph();
   const Node* node = g.findNode(id.toStdString());
   if (!node) {
     const ViewNode* v = session_->view.findNode(id.toStdString());
@@ -469,9 +480,9 @@ void MainWindow::showNode(const QString& id) {
     return;
   }
   inspector_->setPlainText(
-      QString::fromStdString(describeNode(*node, session_->graphModule->code(), session_->model)));
+      QString::fromStdString(describeNode(*node, session_->traced.code)));
   // Scroll the code to the node's statement and highlight it.
-  const auto& lines = session_->graphModule->code().nodeLines;
+  const auto& lines = session_->traced.code.nodeLines;
   auto it = lines.find(node->name());
   if (it == lines.end()) return;
   QTextBlock block = code_->document()->findBlockByNumber(it->second - 1);
@@ -490,7 +501,7 @@ void MainWindow::showNode(const QString& id) {
 void MainWindow::onCodeCursorMoved() {
   if (syncingCode_ || !session_) return;
   const int line = code_->textCursor().blockNumber() + 1;
-  for (const auto& [name, l] : session_->graphModule->code().nodeLines) {
+  for (const auto& [name, l] : session_->traced.code.nodeLines) {
     if (l != line) continue;
     const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
     if (scene_->nodeItem(id)) selectAndCenter(id);
@@ -513,7 +524,7 @@ void MainWindow::onVerified(const VerifyRun& run) {
   layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
   try {
     // The verify worker only read the graph; the GUI thread stores the shapes and times.
-    applyRunRecords(*session_->graphModule->traced().graph, run.records);
+    applyRunRecords(*session_->traced.traced.graph, run.records);
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
   }

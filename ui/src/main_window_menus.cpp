@@ -168,7 +168,7 @@ void MainWindow::showNodeMenu(const QString& id, const QPoint& screenPos) {
     menu.addAction(tr("Expand %1").arg(QString::fromStdString(v->scope)), this, [this, id] { expandScope(id); });
   // The scopes the node sits in, innermost first: each can be collapsed into one node.
   std::vector<std::string> scopes;
-  if (const Node* node = session_->graphModule->graph().findNode(v->irNodes.empty() ? v->id : v->irNodes.front()))
+  if (const Node* node = session_->graph().findNode(v->irNodes.empty() ? v->id : v->irNodes.front()))
     scopes = scopesOf(*node);
   if (v->kind == ViewNode::Kind::Collapsed) {
     while (!scopes.empty() && scopes.back() != v->scope) scopes.pop_back();
@@ -295,7 +295,7 @@ bool MainWindow::exportTo(const QString& path) {
 bool MainWindow::exportCode(const QString& path) {
   if (!session_) return false;
   try {
-    writeFileAtomically(path.toStdString(), session_->graphModule->code().text);
+    writeFileAtomically(path.toStdString(), session_->traced.code.text);
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()), false);
     return false;

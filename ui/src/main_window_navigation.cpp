@@ -50,7 +50,7 @@ QStringList MainWindow::matchingNodes(const QString& text) const {
   QStringList ids;
   if (!session_ || text.isEmpty()) return ids;
   std::unordered_map<std::string, const Node*> byName;  // Graph::findNode is a linear scan
-  for (const auto& node : session_->graphModule->graph().nodes()) byName.emplace(node->name(), node.get());
+  for (const auto& node : session_->graph().nodes()) byName.emplace(node->name(), node.get());
   const auto matches = [&](const ViewNode& n) {
     QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
                        QString::fromStdString(n.scope)};

@@ -8,23 +8,22 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 }  // namespace
 
-std::shared_ptr<ModelSession> openSession(const std::string& path, const ViewOptions& options, const TextMeasure& measure) {
+std::shared_ptr<ModelSession> openSession(const std::shared_ptr<ModelWorker>& worker, const std::string& path,
+                                          const ViewOptions& options, const TextMeasure& measure) {
   auto session = std::make_shared<ModelSession>();
-  auto start = Clock::now();
-  session->model = loadModelFile(path);
-  session->loadSeconds = since(start);
-  start = Clock::now();
-  session->graphModule = std::make_unique<GraphModule>(symbolicTrace(*session->model.module));
-  session->traceSeconds = since(start);
-  applyLayout(*session, layoutSession(*session->graphModule, options, measure));
+  session->worker = worker;
+  session->traced = worker->open(path, /*parameterStats=*/true);
+  session->loadSeconds = worker->loadSeconds();
+  session->traceSeconds = worker->traceSeconds();
+  applyLayout(*session, layoutSession(session->traced.traced, options, measure));
   return session;
 }
 
-SessionLayout layoutSession(const GraphModule& graphModule, const ViewOptions& options, const TextMeasure& measure) {
+SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure) {
   const auto start = Clock::now();
   SessionLayout result;
   result.options = options;
-  result.view = buildView(graphModule.traced(), options);
+  result.view = buildView(traced, options);
   result.layout = layoutView(result.view, measure);
   result.seconds = since(start);
   return result;

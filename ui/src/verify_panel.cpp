@@ -1,5 +1,6 @@
 #include "tdfx/ui/verify_panel.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -44,13 +45,18 @@ QDoubleSpinBox* toleranceBox(QWidget* parent) {
 }  // namespace
 
 VerifyPanel::VerifyPanel(QWidget* parent)
-    : QWidget(parent), inputs_(new QTableWidget(0, 3, this)), seed_(new QSpinBox(this)), atol_(toleranceBox(this)),
+    : QWidget(parent), inputs_(new QTableWidget(0, 3, this)), seed_(new QSpinBox(this)),
+      seedRandom_(new QCheckBox(tr("Random ops draw alike"), this)), atol_(toleranceBox(this)),
       rtol_(toleranceBox(this)), runButton_(new QPushButton(tr("Run eager vs traced"), this)),
+      cancelButton_(new QPushButton(tr("Cancel"), this)),
       progress_(new QProgressBar(this)), results_(new QTableWidget(0, 7, this)), summary_(new QLabel(this)) {
   inputs_->setHorizontalHeaderLabels({tr("input key"), tr("shape"), tr("dtype")});
   inputs_->horizontalHeader()->setStretchLastSection(true);
   inputs_->setToolTip(tr("Inputs: key parts joined by '.', shape as 32x100, dtype such as float32. Edit to try other inputs."));
   seed_->setRange(0, std::numeric_limits<int>::max());
+  seedRandom_->setChecked(true);
+  seedRandom_->setToolTip(tr("Seed torch's generator with the seed before the eager and the traced pass, so that "
+                             "rand_like, dropout in train mode and the like draw the same numbers in both"));
   auto* addRow = new QPushButton(tr("+"), this);
   auto* removeRow = new QPushButton(tr("\u2212"), this);
   addRow->setToolTip(tr("Add an input"));
@@ -62,6 +68,7 @@ VerifyPanel::VerifyPanel(QWidget* parent)
 
   auto* settings = new QFormLayout;
   settings->addRow(tr("Seed"), seed_);
+  settings->addRow(QString(), seedRandom_);
   settings->addRow(tr("Absolute tolerance"), atol_);
   settings->addRow(tr("Relative tolerance"), rtol_);
   auto* rowButtons = new QHBoxLayout;
@@ -70,6 +77,11 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   rowButtons->addStretch();
   settings->addRow(rowButtons);
   settings->addRow(runButton_);
+  cancelButton_->setToolTip(tr("Stop the run: the model's worker process is killed, and started again for the next run"));
+  cancelButton_->hide();
+  connect(cancelButton_, &QPushButton::clicked, this, &VerifyPanel::cancel);
+  settings->addRow(cancelButton_);
+  pool_.setMaxThreadCount(1);
   progress_->setRange(0, 0);  // busy: the passes report no progress of their own
   progress_->setTextVisible(false);
   progress_->hide();
@@ -94,7 +106,10 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   setSession(nullptr);
 }
 
-VerifyPanel::~VerifyPanel() { watcher_.waitForFinished(); }
+VerifyPanel::~VerifyPanel() {
+  cancel();  // a model looping forever must not keep the window from closing
+  watcher_.waitForFinished();
+}
 
 void VerifyPanel::addInputRow(const QString& key, const QString& shape, const QString& dtype) {
   const int row = inputs_->rowCount();
@@ -105,6 +120,7 @@ void VerifyPanel::addInputRow(const QString& key, const QString& shape, const QS
 }
 
 void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
+  cancel();  // a run on the previous model (perhaps endless) stops with its worker
   session_ = std::move(session);
   inputs_->setRowCount(0);
   results_->setRowCount(0);
@@ -114,14 +130,14 @@ void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
     return;
   }
   std::set<NestedKey> listed;
-  for (const InputSpec& spec : session_->model.exampleInputs) {
+  for (const InputSpec& spec : session_->traced.model.exampleInputs) {
     addInputRow(dottedKey(spec.key), shapeText(spec.shape, QStringLiteral("x")),
                 QString::fromStdString(dtypeToString(spec.dtype)));
     listed.insert(spec.key);
   }
   // In keys without an example (plain archives): a row to fill in.
   QStringList missing;
-  for (const NestedKey& key : session_->model.module->inKeys())
+  for (const NestedKey& key : session_->traced.model.inKeys)
     if (!listed.count(key)) {
       addInputRow(dottedKey(key), {}, QStringLiteral("float32"));
       missing << dottedKey(key);
@@ -161,19 +177,25 @@ void VerifyPanel::run() {
     return;
   }
   const uint64_t seed = static_cast<uint64_t>(seed_->value());
-  const VerifyOptions options{atol_->value(), rtol_->value()};
+  VerifyOptions options;
+  options.atol = atol_->value();
+  options.rtol = rtol_->value();
+  options.randomSeed = seedRandom_->isChecked() ? std::optional<uint64_t>(seed) : std::nullopt;
   runButton_->setEnabled(false);
   progress_->show();
   summary_->setText(tr("Running the eager module and the traced graph..."));
-  const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the worker
-  watcher_.setFuture(QtConcurrent::run([session, specs, seed, options]() -> VerifyRun {
+  cancelButton_->show();
+  const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the job
+  // The model runs in the session's worker process; this thread only waits for its answer. A
+  // worker that was cancelled or died is started again, and opens the model again, on demand.
+  watcher_.setFuture(QtConcurrent::run(&pool_, [session, specs, seed, options]() -> VerifyRun {
     try {
-      const TensorDict inputs = verificationInputs(session->model, specs, seed);
+      if (!session->worker->alive()) session->worker->open(session->traced.model.path);
+      WorkerVerifyResult run = session->worker->verify(specs, seed, options);
       VerifyRun result;
       result.session = session;
-      result.report = std::make_shared<VerifyReport>(verify(*session->model.module, *session->graphModule, inputs, options));
-      TensorDict td = inputs.clone(), out;
-      result.records = session->graphModule->forwardRecorded(td, &out);
+      result.report = std::make_shared<VerifyReport>(std::move(run.report));
+      result.records = std::move(run.records);
       return result;
     } catch (const std::exception& e) {
       return {session, nullptr, {}, QString::fromStdString(e.what())};
@@ -181,8 +203,13 @@ void VerifyPanel::run() {
   }));
 }
 
+void VerifyPanel::cancel() {
+  if (isRunning() && session_) session_->worker->cancel();  // the job ends at once with WorkerCancelled
+}
+
 void VerifyPanel::onFinished() {
   progress_->hide();
+  cancelButton_->hide();
   runButton_->setEnabled(session_ != nullptr);
   const VerifyRun result = watcher_.result();
   if (result.session != session_) return;  // another model was opened meanwhile
@@ -216,6 +243,12 @@ void VerifyPanel::showReport(const VerifyReport& report) {
                                                    : tr("atol %1, rtol %2").arg(report.options.atol).arg(report.options.rtol));
   if (report.divergence)
     text += tr("; first differing node: %1 (marked red in the graph)").arg(QString::fromStdString(report.divergence->node));
+  if (!report.randomNodes.empty()) {
+    QStringList names;
+    for (const auto& name : report.randomNodes) names << QString::fromStdString(name);
+    text += tr("; likely cause: random numbers drawn by %1").arg(names.join(QStringLiteral(", ")));
+  }
+  if (report.keys.empty()) text += tr("; nothing to compare: every out key is \"_\"");
   summary_->setText(text);
 }
 

@@ -3,14 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <malloc.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <chrono>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +11,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/version.h>
 
+#include "archive_directory.h"
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
 
@@ -147,10 +141,17 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
   std::vector<NestedKey> out;
   const auto& returns = schema.returns();
   size_t count = 1;
+  std::vector<std::string> fields;  // a NamedTuple's outputs are keyed by its field names
   if (returns.size() == 1) {
-    if (auto tuple = returns[0].type()->cast<c10::TupleType>()) count = tuple->elements().size();
+    if (auto tuple = returns[0].type()->cast<c10::TupleType>()) {
+      count = tuple->elements().size();
+      if (tuple->schema())
+        for (const auto& field : tuple->schema()->arguments()) fields.push_back(field.name());
+    }
   }
-  if (count == 1)
+  if (!fields.empty() && fields.size() == count)
+    for (const std::string& f : fields) out.emplace_back(f);
+  else if (count == 1)
     out.emplace_back("output");
   else
     for (size_t i = 0; i < count; ++i) out.emplace_back("output_" + std::to_string(i));
@@ -265,88 +266,6 @@ void checkTensorStorage(const torch::jit::Module& root, const std::string& path)
   });
 }
 
-// LibTorch's TorchScript importer can crash (not throw) on damaged code or debug info inside an
-// archive. A first load in a forked child, reading all code and debug info, turns such a crash
-// into an error instead of taking the program down; only when the child succeeds does this
-// process load the file itself.
-// Returns the child's decoded debug info (CBOR), or "" when isolation is not possible.
-std::string probeLoadInChildProcess(const std::string& path) {
-  int fds[2];
-  if (::pipe(fds) != 0) return "";  // cannot isolate: load directly
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return "";
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    int status = 0;
-    std::string message;
-    try {
-      const torch::jit::Module probe = torch::jit::load(path, c10::Device(c10::kCPU));
-      message = "S:";
-      const std::vector<std::uint8_t> packed = json::to_cbor(decodeDebugInfo(probe));
-      message.append(packed.begin(), packed.end());
-    } catch (const c10::Error& e) {
-      status = 1;
-      message = e.what_without_backtrace();
-    } catch (const std::exception& e) {
-      status = 1;
-      message = e.what();
-    }
-    // "E:" marks an error LibTorch reported; any other non-zero end (a crash, or a sanitizer
-    // turning the crash into an exit code) writes nothing.
-    if (status != 0) message = "E:" + message.substr(0, 4096);
-    for (size_t written = 0; written < message.size();) {
-      const ssize_t n = ::write(fds[1], message.data() + written, message.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      written += static_cast<size_t>(n);
-    }
-    ::_exit(status);
-  }
-  ::close(fds[1]);
-  std::string message;
-  char buf[1024];
-  // Wait for the child, at most two minutes (a load that long is not a model file).
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
-  bool timedOut = false;
-  while (true) {
-    pollfd pfd{fds[0], POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, 200);
-    if (ready > 0) {
-      const ssize_t n = ::read(fds[0], buf, sizeof buf);
-      if (n > 0) {
-        message.append(buf, static_cast<size_t>(n));
-        continue;
-      }
-      break;  // EOF: the child has exited (or closed the pipe)
-    }
-    if (ready < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() > deadline) {
-      timedOut = true;
-      ::kill(pid, SIGKILL);
-      break;
-    }
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timedOut) throw ModelFileError(path + ": loading the TorchScript archive did not finish within 2 minutes");
-  const bool reported = message.rfind("E:", 0) == 0;
-  if (reported) message = message.substr(2);
-  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !reported))
-    throw ModelFileError(path + ": the archive is damaged: LibTorch crashed reading its TorchScript code or debug info (signal " +
-                         (WIFSIGNALED(status) ? std::to_string(WTERMSIG(status)) : "caught, exit " + std::to_string(WEXITSTATUS(status))) +
-                         " in a test load; nothing was loaded)");
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    throw loadFailure(path, message);
-  }
-  return message.rfind("S:", 0) == 0 ? message.substr(2) : std::string();
-}
-
 }  // namespace
 
 ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadataJson, const std::string& path,
@@ -433,7 +352,7 @@ ModelFile loadModelFile(const std::string& path) {
     if (magic[0] != 'P' || magic[1] != 'K')
       throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
   }
-  const std::string debugInfo = probeLoadInChildProcess(path);
+  checkArchiveSizes(path);  // from the zip directory, before LibTorch reads a record
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
   try {
@@ -447,19 +366,51 @@ ModelFile loadModelFile(const std::string& path) {
   checkTensorStorage(root, path);
   root.eval();
   std::shared_ptr<const SourceIndex> sources;
-  if (!debugInfo.empty()) {
-    try {
-      sources = indexDebugInfo(root, json::from_cbor(debugInfo));
-    } catch (const json::exception&) {
-      sources = std::make_shared<SourceIndex>();  // unusable: trace without source text
-    }
+  try {
+    sources = indexDebugInfo(root, decodeDebugInfo(root));
+  } catch (const json::exception&) {
+    sources = std::make_shared<SourceIndex>();  // unusable: trace without source text
+  } catch (const c10::Error&) {
+    sources = std::make_shared<SourceIndex>();
   }
   return modelFromMetadata(root, extra[kMetadataFile], path, sources);
 }
 
+namespace {
+
+// Inputs are allocated in the process that asked: bound them, so a shape like [2^32, 2^32, 4] in a
+// file or on the command line is an error that says so, not an overflow or an out-of-memory kill.
+constexpr uint64_t kMaxInputBytes = uint64_t{2} << 30;
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+void checkInputSize(const InputSpec& spec, uint64_t& total) {
+  uint64_t count = 1;
+  for (const int64_t d : spec.shape) {
+    if (d < 0) throw Error("input " + keyRepr(spec.key) + ": negative dimension in shape " + shapeText(spec.shape));
+    if (d != 0 && count > kMaxInputBytes / static_cast<uint64_t>(d)) count = kMaxInputBytes + 1;
+    else count *= static_cast<uint64_t>(d);
+  }
+  const uint64_t itemBytes = c10::elementSize(spec.dtype);
+  const uint64_t bytes = count > kMaxInputBytes / itemBytes ? kMaxInputBytes + 1 : count * itemBytes;
+  total = bytes > kMaxInputBytes ? bytes : total + bytes;
+  if (total > kMaxInputBytes)
+    throw Error("input " + keyRepr(spec.key) + " of shape " + shapeText(spec.shape) + " (" + dtypeToString(spec.dtype) +
+                ") takes the inputs past " + std::to_string(kMaxInputBytes >> 30) +
+                " GiB, the most tdfx allocates for a model's inputs; give a smaller shape with --input");
+}
+
+}  // namespace
+
 TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed) {
   auto gen = at::detail::createCPUGenerator(seed);
   TensorDict td(model.batchSize);
+  uint64_t total = 0;
+  for (const InputSpec& spec : model.exampleInputs) checkInputSize(spec, total);
   for (const InputSpec& spec : model.exampleInputs) {
     at::Tensor t;
     const auto options = at::TensorOptions().dtype(spec.dtype);

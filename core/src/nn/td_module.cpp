@@ -88,7 +88,8 @@ void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {
   }
   TensorDict& dest = tdOut ? *tdOut : td;
   for (size_t i = 0; i < outKeys_.size(); ++i) {
-    if (isDiscardKey(outKeys_[i])) continue;
+    // None (googlenet's aux outputs in eval mode): the key is not written, in eager as in traced.
+    if (isDiscardKey(outKeys_[i]) || outputs[i].isNone()) continue;
     if (!outputs[i].isTensor())
       throw RuntimeError(where(path_) + " output " + std::to_string(i) + " for key " + keyRepr(outKeys_[i]) +
                          " is a " + outputs[i].tagKind() + ", expected a Tensor");

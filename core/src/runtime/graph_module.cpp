@@ -174,12 +174,13 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
   }
 
   const auto& keys = traced_.outKeys;
-  if (outputs.size() != keys.size())
+  // More outputs than keys: the extra ones are not written (tensordict zips them with out_keys).
+  if (outputs.size() < keys.size())
     throw RuntimeError("the graph produced " + std::to_string(outputs.size()) + " value(s) but out_keys has " +
                        std::to_string(keys.size()) + " (" + keysToString(keys) + ")");
   TensorDict& dest = tdOut ? *tdOut : td;
   for (size_t k = 0; k < keys.size(); ++k) {
-    if (isDiscardKey(keys[k])) continue;
+    if (isDiscardKey(keys[k]) || outputs[k].isNone()) continue;  // None (an optional output): nothing to write
     if (!outputs[k].isTensor())
       throw RuntimeError("output for key " + keyRepr(keys[k]) + " is a " + outputs[k].tagKind() + ", expected a Tensor");
     dest.set(keys[k], outputs[k].toTensor());

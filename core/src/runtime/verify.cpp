@@ -229,10 +229,13 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
   }
   for (const NestedKey& key : eager.outKeys()) {
     if (isDiscardKey(key)) continue;
-    if (!tracedOut.contains(key)) {
+    if (!tracedOut.contains(key) || !eagerOut.contains(key)) {
+      // An output that is None is not written: None in both passes is a match.
       KeyComparison c;
       c.key = key;
-      c.problem = "missing from the traced output";
+      c.matches = c.bitwiseEqual = !tracedOut.contains(key) && !eagerOut.contains(key);
+      c.problem = c.matches ? "None in both" : !tracedOut.contains(key) ? "missing from the traced output"
+                                                                       : "missing from the eager output";
       report.keys.push_back(c);
       continue;
     }
@@ -261,7 +264,9 @@ std::string formatReport(const VerifyReport& r) {
       << k.eagerDtype << std::setw(13) << std::setprecision(4) << k.maxAbsDiff << std::setw(13) << k.maxRelDiff
       << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(9) << countPair(k.eagerNaN, k.tracedNaN)
       << std::setw(9) << countPair(k.eagerInf, k.tracedInf)
-      << (k.matches ? "ok" : "MISMATCH" + (k.problem.empty() ? std::string() : " (" + k.problem + ")")) << "\n";
+      << (k.matches ? "ok" + (k.problem.empty() ? std::string() : " (" + k.problem + ")")
+                    : "MISMATCH" + (k.problem.empty() ? std::string() : " (" + k.problem + ")"))
+      << "\n";
   }
   s << std::fixed << std::setprecision(2) << "eager " << r.eagerSeconds * 1e3 << " ms, traced " << r.tracedSeconds * 1e3
     << " ms; " << (r.options.bitwise() ? "bitwise comparison" : "tolerance atol=" + std::to_string(r.options.atol) +

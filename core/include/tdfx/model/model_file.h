@@ -36,11 +36,12 @@ struct ModelFile {
   std::vector<InputSpec> exampleInputs;
 };
 
-/// Loads `path` on the CPU: checks that it is a non-empty file with the zip signature, loads it
-/// once in a forked child (a LibTorch crash on a damaged archive becomes an error; the child also
-/// decodes the debug info into a SourceIndex), then loads it here, checks that every tensor fits
-/// its storage and puts the root in eval mode. May run on any thread.
-/// Throws tdfx::ModelFileError naming the file and what is wrong.
+/// Loads `path` on the CPU, in this process: checks that it is a non-empty zip file whose
+/// directory declares sane sizes, loads it once, decodes its debug info into a SourceIndex, checks
+/// that every tensor fits its storage and puts the root in eval mode. May run on any thread.
+/// Throws tdfx::ModelFileError naming the file and what is wrong. LibTorch's importer can crash
+/// (not throw) on a damaged archive, and the model's code runs here: for untrusted files use a
+/// ModelWorker (tdfx/worker/model_worker.h), which loads them in a process of their own.
 ModelFile loadModelFile(const std::string& path);
 
 /// Builds a model from an already loaded TorchScript root and the text of tensordict.json

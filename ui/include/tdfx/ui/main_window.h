@@ -46,6 +46,8 @@ class MainWindow : public QMainWindow {
   /// Stops waiting for the load in progress: its result is dropped, the open model stays.
   void cancelLoad();
   bool isLoading() const;
+  /// Time and memory limits of the model worker processes started from now on.
+  void setWorkerLimits(const WorkerLimits& limits) { workerLimits_ = limits; }
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
@@ -184,6 +186,11 @@ class MainWindow : public QMainWindow {
   /// Layouts run one at a time on their own pool, so waiting for it waits for every layout
   /// worker, including ones whose results were superseded (they still read node metadata).
   QThreadPool layoutPool_;
+  // Loads wait on their worker process here, never on the global pool that painting also uses.
+  QThreadPool loadPool_;
+  // The worker of the load in progress (cancelLoad kills it); the open model's is in session_.
+  std::shared_ptr<ModelWorker> loadingWorker_;
+  WorkerLimits workerLimits_;
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
   void onLaidOut();

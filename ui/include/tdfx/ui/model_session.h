@@ -6,22 +6,29 @@
 #include "tdfx/codegen/python_code.h"
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/view_graph.h"
-#include "tdfx/model/model_file.h"
-#include "tdfx/runtime/graph_module.h"
+#include "tdfx/worker/model_worker.h"
 
 namespace tdfx::ui {
 
+/// One open model. The model file is loaded, traced and run only in `worker`, its own process;
+/// the window holds the traced graph as plain data (`traced`), never the model's TorchScript.
 struct ModelSession {
-  ModelFile model;
-  std::unique_ptr<GraphModule> graphModule;
+  std::shared_ptr<ModelWorker> worker;
+  TracedModel traced;
   ViewOptions options;
   ViewGraph view;
   LayoutResult layout;
   double loadSeconds = 0, traceSeconds = 0, layoutSeconds = 0;
+
+  const Graph& graph() const { return *traced.traced.graph; }
+  const PythonCode& code() const { return traced.code; }
 };
 
-/// Loads, traces and lays out `path` (safe to run on a worker thread). Throws tdfx::Error.
-std::shared_ptr<ModelSession> openSession(const std::string& path, const ViewOptions& options, const TextMeasure& measure);
+/// Opens `path` in `worker` (load and trace there), then lays the graph out here (safe to run on a
+/// worker thread; `worker->cancel()` from another thread ends it with tdfx::WorkerCancelled).
+/// Throws tdfx::Error.
+std::shared_ptr<ModelSession> openSession(const std::shared_ptr<ModelWorker>& worker, const std::string& path,
+                                          const ViewOptions& options, const TextMeasure& measure);
 
 /// A picture of a traced graph: the view for some options and its layout.
 struct SessionLayout {
@@ -31,9 +38,9 @@ struct SessionLayout {
   double seconds = 0;
 };
 
-/// Builds and lays out the view of `graphModule` for `options`. Only reads the graph, so it may
-/// run on a worker thread while the GUI shows the previous layout. Throws tdfx::Error.
-SessionLayout layoutSession(const GraphModule& graphModule, const ViewOptions& options, const TextMeasure& measure);
+/// Builds and lays out the view of `traced` for `options`. Only reads the graph, so it may run on
+/// a worker thread while the GUI shows the previous layout. Throws tdfx::Error.
+SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure);
 
 /// Stores `layout` as the session's current picture.
 void applyLayout(ModelSession& session, SessionLayout layout);

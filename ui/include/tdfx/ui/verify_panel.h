@@ -3,6 +3,7 @@
 // tolerances, and "Run eager vs traced", which runs both passes on a worker thread and lists every
 // out key. The same run records each traced node's output shapes and time for the graph overlays.
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QWidget>
 #include <memory>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
 
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QProgressBar;
@@ -40,12 +42,16 @@ class VerifyPanel : public QWidget {
   /// Starts a run with the inputs, seed and tolerances shown; does nothing while one runs.
   void run();
   bool isRunning() const { return watcher_.isRunning(); }
+  /// Stops a run in progress: kills the model's worker process (restarted by the next run).
+  void cancel();
   /// The specs in the input table; throws tdfx::Error naming the row that does not parse.
   std::vector<InputSpec> inputSpecs() const;
 
   QTableWidget* inputTable() const { return inputs_; }
   QTableWidget* resultTable() const { return results_; }
   QSpinBox* seedBox() const { return seed_; }
+  /// Checked (the default): torch's generator is seeded before each pass, so random ops agree.
+  QCheckBox* seedRandomBox() const { return seedRandom_; }
   QDoubleSpinBox* atolBox() const { return atol_; }
   QString summary() const;
 
@@ -60,12 +66,15 @@ class VerifyPanel : public QWidget {
   std::shared_ptr<const ModelSession> session_;
   QTableWidget* inputs_;
   QSpinBox* seed_;
+  QCheckBox* seedRandom_;
   QDoubleSpinBox* atol_;
   QDoubleSpinBox* rtol_;
   QPushButton* runButton_;
+  QPushButton* cancelButton_;
   QProgressBar* progress_;
   QTableWidget* results_;
   QLabel* summary_;
+  QThreadPool pool_;  // its own: a long run never takes a thread from the global pool
   QFutureWatcher<VerifyRun> watcher_;
 };
 

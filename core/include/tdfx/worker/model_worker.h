@@ -1,0 +1,105 @@
+#pragma once
+// The model worker: a process that loads one model file, once, and is the only process that runs
+// LibTorch's deserializer or the model's code. The app keeps one per open model and talks to it
+// with requests (open, verify, run); a crash, a hang or an allocation bomb in the model ends the
+// worker, never the app. See docs/architecture.md ("Model worker").
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tdfx/error.h"
+#include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
+#include "tdfx/worker/graph_format.h"
+
+namespace tdfx {
+
+/// Forks the worker zygote: a copy of this process, taken before any thread exists, that forks
+/// one worker per model on request (fork is only safe in a single-threaded process; LibTorch, Qt
+/// and OpenMP start threads later). Call it first thing in main. Returns false, and starts
+/// nothing, when the process already has more than one thread; ModelWorker then fails with an
+/// error saying so. Calling it again does nothing.
+bool startWorkerZygote();
+
+/// Time and memory limits of a worker. Zero memory: half of physical memory.
+struct WorkerLimits {
+  double openSeconds = 120;     ///< load and trace
+  double requestSeconds = 60;   ///< verify, run
+  uint64_t memoryBytes = 0;     ///< RLIMIT_AS of the worker
+  /// The limit in effect: memoryBytes, or half of physical memory.
+  uint64_t effectiveMemoryBytes() const;
+};
+
+/// A request failed because the worker was cancelled (ModelWorker::cancel).
+class WorkerCancelled : public Error {
+ public:
+  using Error::Error;
+};
+
+/// What a verify request returns: the report and a recorded run of the traced graph.
+struct WorkerVerifyResult {
+  VerifyReport report;
+  std::vector<NodeRunRecord> records;
+};
+
+/// One model worker process. Requests block the calling thread until the worker answers, the
+/// limit passes (the worker is killed: tdfx::Error naming the request, the model and the limit),
+/// the worker dies (tdfx::Error naming the signal) or another thread calls cancel(). After a
+/// failure other than an error reported by the worker, the worker is gone: open() starts a new one.
+/// Requests from several threads are served one at a time.
+class ModelWorker {
+ public:
+  explicit ModelWorker(WorkerLimits limits = {});
+  ~ModelWorker();
+  ModelWorker(const ModelWorker&) = delete;
+  ModelWorker& operator=(const ModelWorker&) = delete;
+
+  /// Starts a worker (when none runs), which loads and traces `path`. With parameterStats, every
+  /// call_module node's parameters carry min/max/mean. Throws tdfx::ModelFileError / TraceError
+  /// as the worker reported them, tdfx::Error for limits and crashes.
+  TracedModel open(const std::string& path, bool parameterStats = false);
+  /// Verifies the open model on inputs built from the file's example inputs and `inputs`.
+  WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options);
+  /// One recorded run of the traced graph: each node's outputs and time.
+  std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed);
+  /// Kills the worker now (any thread). The request in progress throws WorkerCancelled.
+  void cancel();
+  /// Whether a worker process is running.
+  bool alive() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  const std::string& modelPath() const { return path_; }
+  /// Seconds the worker took to load and to trace the model in the last open().
+  double loadSeconds() const { return loadSeconds_; }
+  double traceSeconds() const { return traceSeconds_; }
+  const WorkerLimits& limits() const { return limits_; }
+  void setLimits(const WorkerLimits& limits) { limits_ = limits; }
+
+  /// For tests of the sandbox: what the worker gets when it tries to open a file for writing,
+  /// create a socket, exec and ptrace ({"open": errno, ...}; 0 means it was allowed).
+  std::map<std::string, int> probeSandbox();
+
+ private:
+  std::vector<uint8_t> request(const std::vector<uint8_t>& message, double seconds, const std::string& what);
+  void spawn();
+  void stop();
+
+  WorkerLimits limits_;
+  std::string path_;
+  double loadSeconds_ = 0, traceSeconds_ = 0;
+  std::mutex requestMutex_;        // one request at a time
+  std::mutex processMutex_;        // guards pid_ and fd_ against cancel()
+  std::atomic<pid_t> pid_{-1};
+  int fd_ = -1;
+  std::atomic<bool> cancelled_{false};
+};
+
+/// The worker's side (runs in the forked worker process): serves requests on `fd` until it closes.
+void serveModelWorker(int fd, uint64_t memoryBytes);
+
+}  // namespace tdfx

@@ -1,0 +1,33 @@
+#pragma once
+// The zip central directory of a model archive, read before LibTorch reads anything: the sizes it
+// declares are checked first, so that a record that inflates to gigabytes is refused up front.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tdfx {
+
+/// One entry of a zip central directory (plain data).
+struct ArchiveRecord {
+  std::string name;
+  uint16_t method = 0;          ///< 0: stored (what torch.jit.save writes), 8: deflated
+  uint64_t compressedSize = 0;  ///< bytes in the file
+  uint64_t size = 0;            ///< bytes once read (inflated)
+};
+
+/// Reads the central directory (zip64 included). Throws ModelFileError naming the file when the
+/// directory is missing or malformed.
+std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path);
+
+/// Bounds on what an archive may declare (see checkArchiveSizes).
+struct ArchiveLimits {
+  uint64_t metadataBytes = uint64_t{16} << 20;  ///< tensordict.json
+  uint64_t totalBytes = 0;                      ///< all records inflated; 0: half of physical memory
+  uint64_t inflationRatio = 64;                 ///< a compressed record past 16 MiB may grow at most this much
+};
+
+/// Throws ModelFileError when a record's declared size passes a limit: names the record, its
+/// size and the limit. Reads the directory only.
+void checkArchiveSizes(const std::string& path, const ArchiveLimits& limits = {});
+
+}  // namespace tdfx

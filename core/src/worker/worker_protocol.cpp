@@ -1,0 +1,130 @@
+#include "worker_protocol.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "graph_json.h"
+#include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
+
+namespace tdfx::worker {
+
+using nlohmann::json;
+
+namespace {
+
+// Far past any graph document (resnet152's is ~2 MB); a corrupt length never allocates gigabytes.
+constexpr uint32_t kMaxFrameBytes = 1u << 30;
+
+bool writeAll(int fd, const uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);  // a dead peer is an error, not SIGPIPE
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool readAll(int fd, uint8_t* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+NestedKey keyFromJson(const json& j) { return NestedKey(j.get<std::vector<std::string>>()); }
+
+}  // namespace
+
+bool writeFrame(int fd, const std::vector<uint8_t>& payload) {
+  const uint32_t size = static_cast<uint32_t>(payload.size());
+  const uint8_t header[4] = {static_cast<uint8_t>(size), static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size >> 16),
+                             static_cast<uint8_t>(size >> 24)};
+  return writeAll(fd, header, 4) && writeAll(fd, payload.data(), payload.size());
+}
+
+bool readFrame(int fd, std::vector<uint8_t>& payload) {
+  uint8_t header[4];
+  if (!readAll(fd, header, 4)) return false;
+  const uint32_t size = header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
+  if (size > kMaxFrameBytes) return false;
+  payload.resize(size);
+  return readAll(fd, payload.data(), size);
+}
+
+json inputsJson(const std::vector<InputSpec>& inputs) {
+  json out = json::array();
+  for (const InputSpec& s : inputs) out.push_back({{"key", s.key.parts()}, {"shape", s.shape}, {"dtype", dtypeJson(s.dtype)}});
+  return out;
+}
+
+std::vector<InputSpec> inputsFromJson(const json& j) {
+  std::vector<InputSpec> out;
+  for (const json& s : j)
+    out.push_back({keyFromJson(s.at("key")), s.at("shape").get<std::vector<int64_t>>(), dtypeFromJson(s.at("dtype"), "inputs")});
+  return out;
+}
+
+json recordsJson(const std::vector<NodeRunRecord>& records) {
+  json out = json::array();
+  for (const NodeRunRecord& r : records) {
+    json outputs = json::array();
+    for (const TensorMeta& t : r.outputs) outputs.push_back({{"shape", t.shape}, {"dtype", dtypeJson(t.dtype)}});
+    out.push_back({{"outputs", std::move(outputs)}, {"seconds", r.seconds}});
+  }
+  return out;
+}
+
+std::vector<NodeRunRecord> recordsFromJson(const json& j) {
+  std::vector<NodeRunRecord> out;
+  for (const json& r : j) {
+    NodeRunRecord record;
+    for (const json& t : r.at("outputs"))
+      record.outputs.push_back({t.at("shape").get<std::vector<int64_t>>(), dtypeFromJson(t.at("dtype"), "records")});
+    record.seconds = r.at("seconds").get<double>();
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+VerifyReport reportFromJson(const json& j) {
+  VerifyReport r;
+  r.options.atol = j.at("atol").get<double>();
+  r.options.rtol = j.at("rtol").get<double>();
+  r.eagerSeconds = j.at("eager_seconds").get<double>();
+  r.tracedSeconds = j.at("traced_seconds").get<double>();
+  for (const json& k : j.at("keys")) {
+    KeyComparison c;
+    c.key = keyFromJson(k.at("key"));
+    c.eagerShape = k.at("shape").get<std::vector<int64_t>>();
+    c.tracedShape = k.at("traced_shape").get<std::vector<int64_t>>();
+    c.eagerDtype = k.at("dtype").get<std::string>();
+    c.tracedDtype = k.at("traced_dtype").get<std::string>();
+    c.maxAbsDiff = k.at("max_abs_diff").is_number() ? k.at("max_abs_diff").get<double>() : 0.0;
+    c.maxRelDiff = k.at("max_rel_diff").is_number() ? k.at("max_rel_diff").get<double>() : 0.0;
+    c.bitwiseEqual = k.at("bitwise_equal").get<bool>();
+    c.matches = k.at("matches").get<bool>();
+    c.eagerNaN = k.at("nan").at("eager").get<int64_t>();
+    c.tracedNaN = k.at("nan").at("traced").get<int64_t>();
+    c.eagerInf = k.at("inf").at("eager").get<int64_t>();
+    c.tracedInf = k.at("inf").at("traced").get<int64_t>();
+    c.problem = k.at("problem").get<std::string>();
+    r.keys.push_back(std::move(c));
+  }
+  if (j.contains("first_divergence") && !j.at("first_divergence").is_null()) {
+    const json& d = j.at("first_divergence");
+    r.divergence = Divergence{d.at("node").get<std::string>(), d.at("module").get<std::string>(), keyFromJson(d.at("key"))};
+  }
+  if (j.contains("random_nodes")) r.randomNodes = j.at("random_nodes").get<std::vector<std::string>>();
+  return r;
+}
+
+}  // namespace tdfx::worker

@@ -1,0 +1,30 @@
+#pragma once
+// The model worker's wire format: frames of a 4-byte little-endian length and a CBOR document.
+// Requests: {"op": "open" | "verify" | "run" | "probe_sandbox", ...}; answers {"ok": true, ...} or
+// {"ok": false, "error": message, "type": "model_file" | "trace" | "key" | "error"}.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
+
+namespace tdfx::worker {
+
+/// Writes one frame; false when the other end is gone.
+bool writeFrame(int fd, const std::vector<uint8_t>& payload);
+/// Reads one frame (blocking); false at end of file or on a malformed length.
+bool readFrame(int fd, std::vector<uint8_t>& payload);
+
+nlohmann::json inputsJson(const std::vector<InputSpec>& inputs);
+std::vector<InputSpec> inputsFromJson(const nlohmann::json& j);
+
+nlohmann::json recordsJson(const std::vector<NodeRunRecord>& records);
+std::vector<NodeRunRecord> recordsFromJson(const nlohmann::json& j);
+
+/// The report as reportToJson writes it, and back.
+VerifyReport reportFromJson(const nlohmann::json& j);
+
+}  // namespace tdfx::worker

@@ -1,0 +1,205 @@
+// The worker's side: load once, trace, then answer verify and run requests. Everything that reads
+// the model file or runs the model's code happens here, in the worker process.
+#include <seccomp.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <optional>
+
+#include <ATen/ATen.h>
+#include <torch/csrc/jit/runtime/print_handler.h>
+
+#include "graph_json.h"
+#include "tdfx/error.h"
+#include "tdfx/worker/model_worker.h"
+#include "worker_protocol.h"
+
+namespace tdfx {
+
+using nlohmann::json;
+
+namespace {
+
+// The worker's own limits, after the model is open: it keeps reading (LibTorch may open files
+// read-only, e.g. /proc/cpuinfo for BLAS) and starting threads (OpenMP), but cannot create or
+// change files, talk to the network or other processes, or run programs. Refused calls fail with
+// EPERM rather than killing the worker, so a model that tries one gets an ordinary error.
+void applySandbox() {
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) throw Error("cannot set up the worker's sandbox (seccomp_init failed)");
+  const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
+  int rc = 0;
+  // Calls this architecture lacks (open on arm64) resolve to negative numbers: nothing to refuse.
+  for (const int writeFlag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND}) {
+    const scmp_datum_t flag = static_cast<scmp_datum_t>(writeFlag);
+    if (SCMP_SYS(open) >= 0)
+      rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
+    rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
+  }
+  for (const int call : {SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at), SCMP_SYS(socket),
+                         SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
+                         SCMP_SYS(accept4), SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(ptrace),
+                         SCMP_SYS(process_vm_writev), SCMP_SYS(process_vm_readv), SCMP_SYS(unlink), SCMP_SYS(unlinkat),
+                         SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(truncate),
+                         SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
+                         SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(chmod), SCMP_SYS(fchmodat)})
+    if (call >= 0) rc |= seccomp_rule_add(ctx, deny, call, 0);
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) throw Error("cannot set up the worker's sandbox (seccomp rules refused)");
+}
+
+// Each forbidden action, tried: the errno it failed with (0: it was allowed).
+json probeSandbox() {
+  const auto result = [](bool ok) { return ok ? 0 : errno; };
+  json r;
+  errno = 0;
+  const int file = ::open("/tmp/tdfx-sandbox-probe", O_WRONLY | O_CREAT, 0600);
+  r["open"] = result(file >= 0);
+  if (file >= 0) ::close(file), ::unlink("/tmp/tdfx-sandbox-probe");
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  r["socket"] = result(sock >= 0);
+  if (sock >= 0) ::close(sock);
+  char* const argv[] = {const_cast<char*>("/bin/true"), nullptr};
+  ::execve("/bin/true", argv, nullptr);  // returns only when refused
+  r["exec"] = errno;
+  r["ptrace"] = result(::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) == 0);
+  return r;
+}
+
+// Min, max and mean of every call_module node's parameters, for the inspector.
+void addParameterStats(const ModelFile& model, Graph& graph) {
+  for (const auto& node : graph.nodes()) {
+    NodeMeta& m = node->meta();
+    const std::string base = node->op() == OpKind::CallModule ? node->target() : m.modulePath;
+    for (ParameterInfo& p : m.parameters) {
+      torch::jit::Module module = model.root;
+      c10::IValue value;
+      const std::string path = base.empty() ? p.name : base + "." + p.name;
+      bool found = true;
+      size_t start = 0;
+      while (found) {
+        const size_t dot = path.find('.', start);
+        const std::string atom = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+        if (!module.hasattr(atom)) found = false;
+        else if (dot == std::string::npos) value = module.attr(atom), start = std::string::npos;
+        else if (module.attr(atom).isModule()) module = module.attr(atom).toModule();
+        else found = false;
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+      }
+      if (!found || !value.isTensor()) continue;
+      const at::Tensor t = value.toTensor().detach();
+      if (t.numel() == 0 || !(t.is_floating_point() || t.scalar_type() == at::kLong || t.scalar_type() == at::kInt)) continue;
+      const auto [lo, hi] = at::aminmax(t);
+      p.min = lo.item<double>();
+      p.max = hi.item<double>();
+      p.mean = t.is_floating_point() ? t.mean(at::kDouble).item<double>()
+                                     : t.sum(at::kDouble).item<double>() / static_cast<double>(t.numel());
+      p.hasStats = true;
+    }
+  }
+}
+
+struct WorkerState {
+  std::optional<ModelFile> model;
+  std::unique_ptr<GraphModule> graphModule;
+
+  const ModelFile& openModel() const {
+    if (!model || !graphModule) throw Error("no model is open in this worker");
+    return *model;
+  }
+
+  json open(const json& req) {
+    if (model) throw Error("this worker already has a model open");
+    auto start = std::chrono::steady_clock::now();
+    model = loadModelFile(req.at("path").get<std::string>());
+    const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    start = std::chrono::steady_clock::now();
+    graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
+    const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    applySandbox();  // the file is read: from here on the model's code runs with no way out
+    TracedModel traced{summarizeModel(*model), graphModule->traced(), graphModule->code()};
+    if (req.value("stats", false)) addParameterStats(*model, *traced.traced.graph);
+    return {{"ok", true}, {"model", tracedModelJson(traced)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};
+  }
+
+  json verify(const json& req) {
+    const ModelFile& m = openModel();
+    const TensorDict inputs = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>());
+    VerifyOptions options;
+    options.atol = req.at("atol").get<double>();
+    options.rtol = req.at("rtol").get<double>();
+    if (req.at("random_seed").is_null()) options.randomSeed = std::nullopt;
+    else options.randomSeed = req.at("random_seed").get<uint64_t>();
+    const VerifyReport report = tdfx::verify(*m.module, *graphModule, inputs, options);
+    TensorDict td = inputs.clone(), out;
+    const auto records = graphModule->forwardRecorded(td, &out);
+    return {{"ok", true}, {"report", json::parse(reportToJson(report))}, {"records", worker::recordsJson(records)}};
+  }
+
+  json run(const json& req) {
+    const ModelFile& m = openModel();
+    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>()), out;
+    return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
+  }
+
+  json answer(const json& req) {
+    const std::string op = req.at("op").get<std::string>();
+    if (op == "open") return open(req);
+    if (op == "verify") return verify(req);
+    if (op == "run") return run(req);
+    if (op == "probe_sandbox") return {{"ok", true}, {"results", probeSandbox()}};
+    throw Error("unknown request \"" + op + "\"");
+  }
+};
+
+json failure(const std::string& type, const std::string& message) {
+  return {{"ok", false}, {"type", type}, {"error", message}};
+}
+
+}  // namespace
+
+void serveModelWorker(int fd, uint64_t memoryBytes) {
+  // stdout is the app's (tdfx-cli --json prints there): whatever the model prints goes to stderr.
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  torch::jit::setPrintHandler([](const std::string& text) { std::cerr << text; });
+  if (memoryBytes) {
+    const rlimit limit{memoryBytes, memoryBytes};
+    ::setrlimit(RLIMIT_AS, &limit);
+  }
+  WorkerState state;
+  std::vector<uint8_t> frame;
+  while (worker::readFrame(fd, frame)) {
+    json answer;
+    try {
+      answer = state.answer(json::from_cbor(frame));
+    } catch (const ModelFileError& e) {
+      answer = failure("model_file", e.what());
+    } catch (const TraceError& e) {
+      answer = failure("trace", e.what());
+    } catch (const KeyError& e) {
+      answer = failure("key", e.what());
+    } catch (const Error& e) {
+      answer = failure("error", e.what());
+    } catch (const c10::Error& e) {
+      answer = failure("error", e.what_without_backtrace());
+    } catch (const std::bad_alloc&) {
+      answer = failure("memory", "out of memory");
+    } catch (const std::exception& e) {
+      answer = failure("error", e.what());
+    }
+    if (!worker::writeFrame(fd, json::to_cbor(answer))) break;
+  }
+}
+
+}  // namespace tdfx

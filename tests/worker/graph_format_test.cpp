@@ -1,0 +1,120 @@
+// The serialized graph: a traced model survives JSON and CBOR unchanged, and bad documents are
+// refused with the location of what is wrong.
+#include "tdfx/worker/graph_format.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tdfx/error.h"
+#include "tdfx/ir/graph_printer.h"
+#include "tdfx/layout/view_graph.h"
+#include "tdfx/runtime/graph_module.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+
+// Every field of a view that the picture is drawn from, as text.
+std::string viewText(const ViewGraph& view) {
+  std::string s;
+  for (const ViewNode& n : view.nodes) {
+    s += "node " + n.id + " " + std::to_string(static_cast<int>(n.kind)) + " " + n.recordLabel + " " + n.fillColor + " " +
+         n.shape + " " + n.cluster + " " + n.scope + " [";
+    for (const auto& line : n.lines) s += line + "|";
+    s += "]\n";
+  }
+  for (const ViewEdge& e : view.edges) s += "edge " + e.from + " " + e.to + " " + e.label + "\n";
+  for (const ViewCluster& c : view.clusters) s += "cluster " + c.id + " " + c.title + " " + c.parent + "\n";
+  return s;
+}
+
+TracedModel traceInProcess(const std::string& name, ModelFile& model, std::unique_ptr<GraphModule>& gm) {
+  model = loadModelFile(fixture(name));
+  gm = std::make_unique<GraphModule>(symbolicTrace(*model.module));
+  TensorDict td = makeExampleInputs(model, 0), out;
+  gm->forwardAndRecordShapes(td, &out);  // outputs and times travel too
+  return {summarizeModel(model), gm->traced(), gm->code()};
+}
+
+TEST(GraphFormat, EveryFixtureRoundTripsToTheSameGraphCodeAndPicture) {
+  for (const char* name : {"seed_module.pt", "seed_sequential.pt", "nested_sequential.pt", "ops.pt", "control_flow.pt",
+                           "scoped.pt", "weird_keys.pt", "default_arg.pt", "discard.pt", "complex_noise.pt"}) {
+    SCOPED_TRACE(name);
+    ModelFile model;
+    std::unique_ptr<GraphModule> gm;
+    const TracedModel original = traceInProcess(name, model, gm);
+    const TracedModel fromJson = tracedModelFromJson(tracedModelToJson(original));
+    const TracedModel fromCbor = tracedModelFromCbor(tracedModelToCbor(original));
+    for (const TracedModel* back : {&fromJson, &fromCbor}) {
+      EXPECT_EQ(printGraph(*back->traced.graph), gm->graphText());
+      EXPECT_EQ(printGraphWithShapes(*back->traced.graph), printGraphWithShapes(gm->graph()));
+      EXPECT_EQ(back->code.text, gm->code().text);
+      EXPECT_EQ(back->code.nodeLines, gm->code().nodeLines);
+      EXPECT_EQ(pythonCode(*back->traced.graph).text, gm->code().text);  // the graph alone makes the same code
+      EXPECT_EQ(back->model.inKeys, model.module->inKeys());
+      EXPECT_EQ(back->model.outKeys, model.module->outKeys());
+      ASSERT_EQ(back->traced.writes.size(), original.traced.writes.size());
+      for (size_t i = 0; i < original.traced.writes.size(); ++i) {
+        EXPECT_EQ(back->traced.writes[i].node->name(), original.traced.writes[i].node->name());
+        EXPECT_EQ(back->traced.writes[i].tupleIndex, original.traced.writes[i].tupleIndex);
+      }
+      for (const ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx}) {
+        ViewOptions options;
+        options.style = style;
+        options.hierarchy.expandAll = true;
+        options.shapes = true;
+        // The picture: compared as the view it is drawn from (Graphviz's own DOT writer orders
+        // subgraphs by address, so its text differs from call to call).
+        EXPECT_EQ(viewText(buildView(back->traced, options)), viewText(buildView(original.traced, options)));
+      }
+    }
+  }
+}
+
+TEST(GraphFormat, NonFiniteFloatsAndRichArgumentsSurvive) {
+  Graph g;
+  Node* x = g.createNode(OpKind::Placeholder, "x");
+  Node* y = g.createNode(OpKind::CallFunction, "operator.getitem",
+                         {x, ArgumentTuple{{ArgumentSlice{{Argument(), int64_t{2}, Argument()}}, ArgumentEllipsis{}, Argument()}}});
+  Node* z = g.createNode(OpKind::CallFunction, "torch.clamp", {y},
+                         {{"min", -std::numeric_limits<double>::infinity()}, {"max", 0.5}});
+  Node* w = g.createNode(OpKind::CallMethod, "to", {z}, {{"dtype", c10::kHalf}, {"device", c10::Device("cpu")},
+                                                           {"memory_format", c10::MemoryFormat::ChannelsLast}});
+  g.createNode(OpKind::Output, "output", {ArgumentDict{std::vector<Argument>{Argument("a"), Argument("b")},
+                                                std::vector<Argument>{Argument(w), ArgumentList{{z, true, "s"}}}}});
+  TracedModel m;
+  m.traced.graph = std::shared_ptr<Graph>(&g, [](Graph*) {});
+  const TracedModel back = tracedModelFromJson(tracedModelToJson(m));
+  EXPECT_EQ(printGraph(*back.traced.graph), printGraph(g));
+}
+
+TEST(GraphFormat, BadDocumentsNameWhereAndWhat) {
+  ModelFile model;
+  std::unique_ptr<GraphModule> gm;
+  const nlohmann::json good = nlohmann::json::parse(tracedModelToJson(traceInProcess("seed_module.pt", model, gm)));
+  const auto errorOf = [](const nlohmann::json& doc) {
+    try {
+      tracedModelFromJson(doc.dump());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  nlohmann::json newer = good;
+  newer["version"] = kGraphFormatVersion + 1;
+  EXPECT_NE(errorOf(newer).find("version: version 2 is not one this tdfx reads"), std::string::npos) << errorOf(newer);
+  nlohmann::json dangling = good;
+  dangling["graph"]["nodes"][2]["args"][0] = {{"node", "nowhere"}};
+  EXPECT_NE(errorOf(dangling).find("graph.nodes[2].args[0]: no earlier node named \"nowhere\""), std::string::npos)
+      << errorOf(dangling);
+  nlohmann::json badOp = good;
+  badOp["graph"]["nodes"][1]["op"] = "call_everything";
+  EXPECT_NE(errorOf(badOp).find("graph.nodes[1].op: unknown op \"call_everything\""), std::string::npos) << errorOf(badOp);
+  EXPECT_NE(errorOf(nlohmann::json::array()).find("top level"), std::string::npos);
+  EXPECT_THROW(tracedModelFromJson("{not json"), Error);
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -1,0 +1,163 @@
+// The model worker: one load per open, results as plain data, limits, cancel, crashes and the
+// sandbox, all against real model files in real worker processes.
+#include "tdfx/worker/model_worker.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include <caffe2/serialize/inline_container.h>
+#include <gtest/gtest.h>
+
+#include "tdfx/error.h"
+#include "tdfx/ir/graph_printer.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+
+TEST(ModelWorker, OpensTracesAndVerifiesInAnotherProcess) {
+  ModelWorker worker;
+  const TracedModel m = worker.open(fixture("seed_sequential.pt"), /*parameterStats=*/true);
+  EXPECT_TRUE(worker.alive());
+  EXPECT_NE(worker.pid(), ::getpid());
+  const ModelFile local = loadModelFile(fixture("seed_sequential.pt"));
+  const GraphModule gm = symbolicTrace(*local.module);
+  EXPECT_EQ(printGraph(*m.traced.graph), gm.graphText());
+  EXPECT_EQ(m.code.text, gm.code().text);
+  EXPECT_EQ(m.model.exampleInputs.size(), local.exampleInputs.size());
+  // Parameter statistics come from the worker, which holds the tensors.
+  const Node* fc1 = m.traced.graph->findNode("_0_fc1");
+  ASSERT_NE(fc1, nullptr);
+  ASSERT_FALSE(fc1->meta().parameters.empty());
+  EXPECT_TRUE(fc1->meta().parameters[0].hasStats);
+  EXPECT_LT(fc1->meta().parameters[0].min, fc1->meta().parameters[0].max);
+
+  const WorkerVerifyResult v = worker.verify({}, 0, {});
+  EXPECT_TRUE(v.report.passed()) << formatReport(v.report);
+  EXPECT_EQ(v.records.size(), m.traced.graph->size());
+  const auto records = worker.run({}, 1);
+  ASSERT_EQ(records.size(), m.traced.graph->size());
+  EXPECT_EQ(records[fc1->index()].outputs.at(0).shape, (std::vector<int64_t>{32, 50}));
+}
+
+TEST(ModelWorker, ErrorsKeepTheirTypeAndTheWorkerStaysUsable) {
+  ModelWorker worker;
+  EXPECT_THROW(worker.open(fixture("no-such-model.pt")), ModelFileError);
+  EXPECT_THROW(worker.open(fixture("root_loop.pt")), TraceError);
+  worker.open(fixture("seed_module.pt"));
+  try {
+    worker.verify({parseInputSpec("input=7x3")}, 0, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+}
+
+TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
+  WorkerLimits limits;
+  limits.requestSeconds = 1;
+  ModelWorker worker(limits);
+  worker.open(fixture("endless.pt"));
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    worker.verify({}, 0, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("verify did not finish within 1 s (the time limit; --timeout)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(worker.alive());
+}
+
+TEST(ModelWorker, CancelStopsARunningRequestAndOpenStartsAgain) {
+  ModelWorker worker;
+  worker.open(fixture("endless.pt"));
+  const pid_t pid = worker.pid();
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    worker.cancel();
+  });
+  EXPECT_THROW(worker.verify({}, 0, {}), WorkerCancelled);
+  canceller.join();
+  EXPECT_FALSE(worker.alive());
+  EXPECT_NE(::kill(pid, 0), 0) << "the cancelled worker is gone";
+  EXPECT_THROW(worker.verify({}, 0, {}), Error);  // nothing open until the next open()
+  worker.open(fixture("seed_module.pt"));
+  EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+}
+
+TEST(ModelWorker, AnAllocationBombEndsAsAnErrorNamingTheLimit) {
+  WorkerLimits limits;
+  limits.memoryBytes = uint64_t{3} << 30;
+  ModelWorker worker(limits);
+  worker.open(fixture("allocation_bomb.pt"));
+  try {
+    worker.verify({}, 0, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("may use at most 3.0 GiB of memory; --memory-limit"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ModelWorker, ACrashInLibTorchIsAnErrorNamingTheSignal) {
+  // Found by tests/fuzz: a class body line `__buffers__ = []` cut to `__= []` makes LibTorch 1.13's
+  // importer crash with SIGSEGV. Only the worker dies.
+  caffe2::serialize::PyTorchStreamReader reader(fixture("nested_sequential.pt"));
+  const std::string from = "  __buffers__ = []";
+  const std::string dir = ::testing::TempDir();
+  int crashes = 0;
+  for (const std::string& record : reader.getAllRecords()) {
+    auto [ptr, size] = reader.getRecord(record);
+    const std::string code(static_cast<const char*>(ptr.get()), size);
+    if (record.rfind("code/", 0) != 0 || code.find(from) == std::string::npos) continue;
+    const std::string path = dir + "/crash-" + std::to_string(crashes) + ".pt";
+    {
+      caffe2::serialize::PyTorchStreamWriter writer(path);
+      for (const std::string& r : reader.getAllRecords()) {
+        if (r == "version" || r == ".data/version") continue;
+        auto [p, n] = reader.getRecord(r);
+        std::string data(static_cast<const char*>(p.get()), n);
+        if (r == record) data.replace(data.find(from), from.size(), "  __= []");
+        writer.writeRecord(r, data.data(), data.size());
+      }
+      writer.writeEndOfFile();
+    }
+    ModelWorker worker;
+    try {
+      worker.open(path);
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      if (msg.find("the model worker died by signal 11") != std::string::npos) {
+        EXPECT_NE(msg.find("during open (the archive may be damaged"), std::string::npos) << msg;
+        ++crashes;
+      }
+    }
+    EXPECT_FALSE(worker.alive());
+  }
+  EXPECT_GT(crashes, 0);
+  ModelWorker after;
+  EXPECT_NO_THROW(after.open(fixture("nested_sequential.pt")));  // and this process carries on
+}
+
+TEST(ModelWorker, TheSandboxRefusesWritesSocketsExecAndPtrace) {
+  ModelWorker worker;
+  worker.open(fixture("seed_module.pt"));
+  const auto results = worker.probeSandbox();
+  for (const char* action : {"open", "socket", "exec", "ptrace"}) {
+    ASSERT_TRUE(results.count(action)) << action;
+    EXPECT_EQ(results.at(action), EPERM) << action;
+  }
+  // And the model still runs under it.
+  EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+}
+
+}  // namespace
+}  // namespace tdfx

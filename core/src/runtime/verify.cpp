@@ -260,7 +260,8 @@ std::string formatReport(const VerifyReport& r) {
     << "max |a-b|" << std::setw(13) << "max rel" << std::setw(9) << "bitwise" << std::setw(9) << "NaN" << std::setw(9)
     << "Inf" << "result\n";
   for (const auto& k : r.keys) {
-    s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20) << formatShape(k.eagerShape) << std::setw(10)
+    s << std::left << std::setw(28) << keyToString(k.key) << std::setw(20)
+      << (k.problem == "None in both" ? std::string("None") : formatShape(k.eagerShape)) << std::setw(10)
       << k.eagerDtype << std::setw(13) << std::setprecision(4) << k.maxAbsDiff << std::setw(13) << k.maxRelDiff
       << std::setw(9) << (k.bitwiseEqual ? "yes" : "no") << std::setw(9) << countPair(k.eagerNaN, k.tracedNaN)
       << std::setw(9) << countPair(k.eagerInf, k.tracedInf)

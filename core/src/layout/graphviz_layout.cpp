@@ -40,7 +40,19 @@ GVC_t* context() {
 
 char* cstr(const char* s) { return const_cast<char*>(s); }
 
-void set(void* obj, const char* name, const std::string& value) { agsafeset(obj, cstr(name), cstr(value.c_str()), cstr("")); }
+// cgraph takes C strings: a NUL inside a key ("a\0b") would cut a name or label there, and two
+// such nodes would merge. It is drawn as U+2400 SYMBOL FOR NULL instead.
+std::string cgraphText(const std::string& s) {
+  if (s.find('\0') == std::string::npos) return s;
+  std::string out;
+  for (char c : s) out += c == '\0' ? std::string("\xE2\x90\x80") : std::string(1, c);
+  return out;
+}
+
+void set(void* obj, const char* name, const std::string& value) {
+  const std::string text = cgraphText(value);
+  agsafeset(obj, cstr(name), cstr(text.c_str()), cstr(""));
+}
 
 // A plain Graphviz label: backslashes are escapes there, so user text doubles them; lines join with \n.
 std::string plainLabel(const std::vector<std::string>& lines) {
@@ -97,7 +109,8 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
   std::map<std::string, Agraph_t*> clusters;
   for (const ViewCluster& c : view.clusters) {
     Agraph_t* parent = c.parent.empty() ? g.get() : clusters.at(c.parent);
-    Agraph_t* sub = agsubg(parent, cstr(c.id.c_str()), 1);
+    const std::string clusterName = cgraphText(c.id);
+    Agraph_t* sub = agsubg(parent, cstr(clusterName.c_str()), 1);
     set(sub, "label", plainLabel({c.title}));
     set(sub, "style", fx ? "dashed" : "rounded,filled");
     if (!fx) {
@@ -111,7 +124,8 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
   std::map<std::string, Agnode_t*> nodes;
   for (const ViewNode& v : view.nodes) {
     Agraph_t* parent = v.cluster.empty() ? g.get() : clusters.at(v.cluster);
-    Agnode_t* n = agnode(parent, cstr(v.id.c_str()), 1);
+    const std::string nodeName = cgraphText(v.id);
+    Agnode_t* n = agnode(parent, cstr(nodeName.c_str()), 1);
     nodes[v.id] = n;
     set(n, "id", v.id);
     set(n, "shape", v.shape);
@@ -247,6 +261,19 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
     return dotText;
   }
   if (gvLayout(gvc, g.get(), "dot") != 0) throw Error("Graphviz could not lay out the graph");
+  if (format == ExportFormat::Png) {
+    // Cairo's bitmaps stop at 32767 pixels a side; past it Graphviz scales the picture down to an
+    // unreadable one and still succeeds. Refuse instead (points -> pixels at Graphviz's 96 dpi).
+    const boxf bb = GD_bb(g.get());
+    const double width = (bb.UR.x - bb.LL.x) * 96.0 / 72.0, height = (bb.UR.y - bb.LL.y) * 96.0 / 72.0;
+    if (width > 32767 || height > 32767) {
+      gvFreeLayout(gvc, g.get());
+      throw Error("the picture would be " + std::to_string(static_cast<long>(width)) + " x " +
+                  std::to_string(static_cast<long>(height)) +
+                  " px, past the 32767 px a side a PNG can have here; export SVG or PDF instead, or show fewer "
+                  "nodes (--depth)");
+    }
+  }
   const char* renderer = format == ExportFormat::Svg ? "svg" : format == ExportFormat::Png ? "png:cairo" : "pdf:cairo";
   char* data = nullptr;
   unsigned int length = 0;

@@ -165,9 +165,9 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", w.timeout,
                  "Seconds a model may take to load and trace, or to run a verify (default 120 and 60); past it the "
                  "model worker is stopped")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-3, 86400.0));
   app.add_option("--memory-limit", w.memoryGiB, "GiB of memory the model worker may use (default: half of physical memory)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-3, 1048576.0));
 
   TraceOptions t;
   auto* trace = app.add_subcommand("trace", "Print the traced FX graph and/or the generated Python code");

@@ -65,16 +65,16 @@ int main(int argc, char** argv) {
   bool ok = true;
   if (parser.isSet(QStringLiteral("timeout"))) {
     const double seconds = parser.value(QStringLiteral("timeout")).toDouble(&ok);
-    if (!ok || seconds <= 0) {
-      std::fprintf(stderr, "tdfx: --timeout: expected a positive number of seconds\n");
+    if (!ok || !(seconds > 0 && seconds <= 86400)) {  // also refuses nan
+      std::fprintf(stderr, "tdfx: --timeout: expected a number of seconds from 0 to 86400\n");
       return 64;
     }
     limits.openSeconds = limits.requestSeconds = seconds;
   }
   if (parser.isSet(QStringLiteral("memory-limit"))) {
     const double gib = parser.value(QStringLiteral("memory-limit")).toDouble(&ok);
-    if (!ok || gib <= 0) {
-      std::fprintf(stderr, "tdfx: --memory-limit: expected a positive number of GiB\n");
+    if (!ok || !(gib > 0 && gib <= 1 << 20)) {
+      std::fprintf(stderr, "tdfx: --memory-limit: expected a number of GiB from 0 to 1048576\n");
       return 64;
     }
     limits.memoryBytes = static_cast<uint64_t>(gib * static_cast<double>(uint64_t{1} << 30));

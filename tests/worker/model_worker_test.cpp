@@ -89,8 +89,17 @@ TEST(ModelWorker, CancelStopsARunningRequestAndOpenStartsAgain) {
   EXPECT_FALSE(worker.alive());
   EXPECT_NE(::kill(pid, 0), 0) << "the cancelled worker is gone";
   EXPECT_THROW(worker.verify({}, 0, {}), Error);  // nothing open until the next open()
+  EXPECT_THROW(worker.open(fixture("seed_module.pt")), WorkerCancelled);  // cancelled until reset
+  worker.resetCancel();
   worker.open(fixture("seed_module.pt"));
   EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+}
+
+TEST(ModelWorker, ACancelBeforeTheWorkerStartsIsNotLost) {
+  ModelWorker worker;
+  worker.cancel();  // e.g. Esc while the load job waits in its queue
+  EXPECT_THROW(worker.open(fixture("seed_module.pt")), WorkerCancelled);
+  EXPECT_FALSE(worker.alive());
 }
 
 TEST(ModelWorker, AnAllocationBombEndsAsAnErrorNamingTheLimit) {
@@ -147,11 +156,11 @@ TEST(ModelWorker, ACrashInLibTorchIsAnErrorNamingTheSignal) {
   EXPECT_NO_THROW(after.open(fixture("nested_sequential.pt")));  // and this process carries on
 }
 
-TEST(ModelWorker, TheSandboxRefusesWritesSocketsExecAndPtrace) {
+TEST(ModelWorker, TheSandboxRefusesWritesSocketsExecPtraceForkAndSignals) {
   ModelWorker worker;
   worker.open(fixture("seed_module.pt"));
   const auto results = worker.probeSandbox();
-  for (const char* action : {"open", "socket", "exec", "ptrace"}) {
+  for (const char* action : {"open", "socket", "exec", "ptrace", "fork", "kill"}) {
     ASSERT_TRUE(results.count(action)) << action;
     EXPECT_EQ(results.at(action), EPERM) << action;
   }

@@ -185,6 +185,7 @@ void VerifyPanel::run() {
   progress_->show();
   summary_->setText(tr("Running the eager module and the traced graph..."));
   cancelButton_->show();
+  session_->worker->resetCancel();  // a cancel from now on is meant for this run
   const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the job
   // The model runs in the session's worker process; this thread only waits for its answer. A
   // worker that was cancelled or died is started again, and opens the model again, on demand.

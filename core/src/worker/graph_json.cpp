@@ -81,7 +81,9 @@ Argument argumentFromJson(const json& j, const std::string& where, const std::ma
   if (j.is_number_float()) return Argument(j.get<double>());
   if (j.is_string()) return Argument(j.get<std::string>());
   if (!j.is_object() || j.size() != 1) fail(where, "expected an argument, got " + j.dump());
-  const auto& [tag, value] = *j.items().begin();
+  const auto entry = j.begin();  // the one member (items() would be a temporary here)
+  const std::string tag = entry.key();
+  const json& value = entry.value();
   const auto list = [&](const char* what) {
     if (!value.is_array()) fail(where, std::string("expected a list of ") + what);
     std::vector<Argument> out;

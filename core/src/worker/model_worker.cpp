@@ -95,13 +95,33 @@ std::string receiveWithFd(int socket, int* fd) {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// A worker keeps only its socket (moved to fd 3) and stdin, stdout and stderr: whatever else the
+// app had open when it started stays out of the model's reach.
+int keepOnly(int socket) {
+  if (socket != 3) {
+    if (::dup2(socket, 3) < 0) ::_exit(127);
+    socket = 3;
+  }
+  ::close_range(4, ~0U, 0);
+  return socket;
+}
+
 [[noreturn]] void runZygote(int control) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the app is gone: so is the zygote (and, below, each worker)
   if (::getppid() == 1) ::_exit(0);
   ::signal(SIGINT, SIG_IGN);  // Ctrl-C in a terminal is for the app, which stops its workers itself
+  std::vector<pid_t> discarded;  // killed workers the app does not wait for: reaped here
   while (true) {
+    for (auto it = discarded.begin(); it != discarded.end();)
+      it = ::waitpid(*it, nullptr, WNOHANG) != 0 ? discarded.erase(it) : std::next(it);
+    pollfd p{control, POLLIN, 0};
+    if (::poll(&p, 1, discarded.empty() ? -1 : 200) == 0) continue;
     const std::string request = receiveWithFd(control, nullptr);
     if (request.empty()) ::_exit(0);
+    if (request[0] == 'D') {
+      discarded.push_back(static_cast<pid_t>(std::stol(request.substr(1))));
+      continue;
+    }
     if (request[0] == 'S') {
       int sv[2];
       if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -110,11 +130,9 @@ std::string receiveWithFd(int socket, int* fd) {
       }
       const pid_t pid = ::fork();
       if (pid == 0) {
-        ::close(control);
-        ::close(sv[0]);
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
         ::signal(SIGINT, SIG_DFL);
-        serveModelWorker(sv[1], std::stoull(request.substr(1)));
+        serveModelWorker(keepOnly(sv[1]), std::stoull(request.substr(1)));
         ::_exit(0);
       }
       ::close(sv[1]);
@@ -182,12 +200,18 @@ void ModelWorker::spawn() {
   sendWithFd(zygoteFd, "S" + std::to_string(limits_.effectiveMemoryBytes()), -1);
   int fd = -1;
   const std::string answer = receiveWithFd(zygoteFd, &fd);
+  if (!answer.empty() && answer[0] == 'P' && fd < 0) {  // a worker but no socket (no fd left here?)
+    const pid_t orphan = static_cast<pid_t>(std::stol(answer.substr(1)));
+    ::kill(orphan, SIGKILL);
+    sendWithFd(zygoteFd, "D" + std::to_string(orphan), -1);
+  }
   if (answer.empty() || answer[0] != 'P' || fd < 0)
-    throw Error("the model worker cannot start: " + (answer.size() > 1 ? answer.substr(1) : std::string("the zygote is gone")));
+    throw Error("the model worker cannot start: " +
+                (answer.size() > 1 && answer[0] == 'E' ? answer.substr(1) : std::string("no socket from the zygote")));
   std::lock_guard<std::mutex> lock(processMutex_);
   fd_ = fd;
   pid_ = static_cast<pid_t>(std::stol(answer.substr(1)));
-  cancelled_ = false;
+  if (cancelled_) ::kill(pid_, SIGKILL);  // cancelled while it started: the request sees it gone
 }
 
 void ModelWorker::stop() {
@@ -200,9 +224,10 @@ void ModelWorker::stop() {
   }
   if (pid <= 0) return;
   ::kill(pid, SIGKILL);
+  // The zygote reaps it when it has ended; nobody waits here (this may be the GUI thread, and a
+  // killed process with gigabytes mapped takes a while to go).
   std::lock_guard<std::mutex> zygote(zygoteMutex);
-  sendWithFd(zygoteFd, "W" + std::to_string(pid), -1);  // reap it
-  receiveWithFd(zygoteFd, nullptr);
+  sendWithFd(zygoteFd, "D" + std::to_string(pid), -1);
 }
 
 void ModelWorker::cancel() {
@@ -212,13 +237,14 @@ void ModelWorker::cancel() {
 }
 
 std::vector<uint8_t> ModelWorker::request(const std::vector<uint8_t>& message, double seconds, const std::string& what) {
+  const std::string model = path_.empty() ? std::string("the model") : path_;
+  if (cancelled_) throw WorkerCancelled(model + ": " + what + " was cancelled");
   if (pid_ <= 0) spawn();
   int fd;
   {
     std::lock_guard<std::mutex> lock(processMutex_);
     fd = fd_;
   }
-  const std::string model = path_.empty() ? std::string("the model") : path_;
   std::vector<uint8_t> answer;
   bool answered = false, timedOut = false;
   if (worker::writeFrame(fd, message)) {
@@ -242,7 +268,7 @@ std::vector<uint8_t> ModelWorker::request(const std::vector<uint8_t>& message, d
   if (answered) return answer;
   // No answer: the worker was cancelled, ran past the limit, or died. Stop it and say which.
   const pid_t pid = pid_;
-  if (timedOut && pid > 0) ::kill(pid, SIGKILL);
+  if (pid > 0) ::kill(pid, SIGKILL);  // whatever went wrong, it is stopped before it is reaped
   int status = 0;
   {
     std::lock_guard<std::mutex> lock(processMutex_);

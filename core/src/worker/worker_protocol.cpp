@@ -45,6 +45,7 @@ NestedKey keyFromJson(const json& j) { return NestedKey(j.get<std::vector<std::s
 }  // namespace
 
 bool writeFrame(int fd, const std::vector<uint8_t>& payload) {
+  if (payload.size() > kMaxFrameBytes) return false;  // the reader would refuse it anyway
   const uint32_t size = static_cast<uint32_t>(payload.size());
   const uint8_t header[4] = {static_cast<uint8_t>(size), static_cast<uint8_t>(size >> 8), static_cast<uint8_t>(size >> 16),
                              static_cast<uint8_t>(size >> 24)};

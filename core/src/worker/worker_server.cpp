@@ -3,7 +3,9 @@
 #include <seccomp.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -29,30 +31,54 @@ using nlohmann::json;
 
 namespace {
 
-// The worker's own limits, after the model is open: it keeps reading (LibTorch may open files
-// read-only, e.g. /proc/cpuinfo for BLAS) and starting threads (OpenMP), but cannot create or
-// change files, talk to the network or other processes, or run programs. Refused calls fail with
-// EPERM rather than killing the worker, so a model that tries one gets an ordinary error.
+// The worker's limits, set before it reads the model file (LibTorch's deserializer and a model's
+// __setstate__ are the first untrusted code to run). It keeps reading files (the model; LibTorch
+// and BLAS read /proc and /sys) and starting threads (OpenMP), but cannot create or change files,
+// talk to the network or other processes, start processes or programs, or signal anyone but
+// itself. Refused calls fail with EPERM rather than killing the worker, so a model that tries one
+// gets an ordinary error.
 void applySandbox() {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) throw Error("cannot set up the worker's sandbox (seccomp_init failed)");
   const uint32_t deny = SCMP_ACT_ERRNO(EPERM);
-  int rc = 0;
+  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // every thread, should one exist
   // Calls this architecture lacks (open on arm64) resolve to negative numbers: nothing to refuse.
+  const auto refuse = [&](int call, uint32_t action = SCMP_ACT_ERRNO(EPERM)) {
+    if (call >= 0) rc |= seccomp_rule_add(ctx, action, call, 0);
+  };
   for (const int writeFlag : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND}) {
     const scmp_datum_t flag = static_cast<scmp_datum_t>(writeFlag);
     if (SCMP_SYS(open) >= 0)
       rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(open), 1, SCMP_A1(SCMP_CMP_MASKED_EQ, flag, flag));
     rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(openat), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, flag, flag));
   }
-  for (const int call : {SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at), SCMP_SYS(socket),
-                         SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
-                         SCMP_SYS(accept4), SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(ptrace),
-                         SCMP_SYS(process_vm_writev), SCMP_SYS(process_vm_readv), SCMP_SYS(unlink), SCMP_SYS(unlinkat),
-                         SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(truncate),
-                         SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(symlink), SCMP_SYS(symlinkat),
-                         SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(chmod), SCMP_SYS(fchmodat)})
-    if (call >= 0) rc |= seccomp_rule_add(ctx, deny, call, 0);
+  for (const int call :
+       {// files: no new ones, no changes to existing ones
+        SCMP_SYS(creat), SCMP_SYS(openat2), SCMP_SYS(open_by_handle_at), SCMP_SYS(unlink), SCMP_SYS(unlinkat),
+        SCMP_SYS(rename), SCMP_SYS(renameat), SCMP_SYS(renameat2), SCMP_SYS(truncate), SCMP_SYS(ftruncate),
+        SCMP_SYS(mkdir), SCMP_SYS(mkdirat), SCMP_SYS(rmdir), SCMP_SYS(mknod), SCMP_SYS(mknodat), SCMP_SYS(symlink),
+        SCMP_SYS(symlinkat), SCMP_SYS(link), SCMP_SYS(linkat), SCMP_SYS(chmod), SCMP_SYS(fchmod), SCMP_SYS(fchmodat),
+        SCMP_SYS(chown), SCMP_SYS(fchown), SCMP_SYS(lchown), SCMP_SYS(fchownat), SCMP_SYS(utime), SCMP_SYS(utimes),
+        SCMP_SYS(utimensat), SCMP_SYS(futimesat), SCMP_SYS(setxattr), SCMP_SYS(lsetxattr), SCMP_SYS(fsetxattr),
+        SCMP_SYS(removexattr), SCMP_SYS(lremovexattr), SCMP_SYS(fremovexattr),
+        // io_uring can open and write files without passing the checks above
+        SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter), SCMP_SYS(io_uring_register),
+        // network and other processes
+        SCMP_SYS(socket), SCMP_SYS(socketpair), SCMP_SYS(connect), SCMP_SYS(bind), SCMP_SYS(listen),
+        SCMP_SYS(accept), SCMP_SYS(accept4), SCMP_SYS(ptrace), SCMP_SYS(process_vm_writev),
+        SCMP_SYS(process_vm_readv), SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd),
+        SCMP_SYS(tkill),
+        // programs and processes (threads are clone with CLONE_THREAD, below)
+        SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(fork), SCMP_SYS(vfork)})
+    refuse(call);
+  // clone3 passes its flags in memory, which seccomp cannot read: ENOSYS makes glibc use clone.
+  refuse(SCMP_SYS(clone3), SCMP_ACT_ERRNO(ENOSYS));
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(clone), 1,
+                         SCMP_A0(SCMP_CMP_MASKED_EQ, static_cast<scmp_datum_t>(CLONE_THREAD), 0));
+  // Signals to itself only (abort() raises SIGABRT with tgkill on its own pid).
+  const auto self = static_cast<scmp_datum_t>(::getpid());
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
+  rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
   if (rc == 0) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) throw Error("cannot set up the worker's sandbox (seccomp rules refused)");
@@ -73,6 +99,11 @@ json probeSandbox() {
   ::execve("/bin/true", argv, nullptr);  // returns only when refused
   r["exec"] = errno;
   r["ptrace"] = result(::ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) == 0);
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  r["fork"] = child < 0 ? errno : 0;
+  if (child > 0) ::waitpid(child, nullptr, 0);
+  r["kill"] = result(::kill(::getppid(), 0) == 0);  // signal 0: only asks whether it may
   return r;
 }
 
@@ -121,13 +152,14 @@ struct WorkerState {
 
   json open(const json& req) {
     if (model) throw Error("this worker already has a model open");
+    applySandbox();  // before LibTorch reads a byte of the file
     auto start = std::chrono::steady_clock::now();
     model = loadModelFile(req.at("path").get<std::string>());
     const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
     const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    applySandbox();  // the file is read: from here on the model's code runs with no way out
+
     TracedModel traced{summarizeModel(*model), graphModule->traced(), graphModule->code()};
     if (req.value("stats", false)) addParameterStats(*model, *traced.traced.graph);
     return {{"ok", true}, {"model", tracedModelJson(traced)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};

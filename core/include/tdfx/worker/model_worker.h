@@ -68,8 +68,12 @@ class ModelWorker {
   WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options);
   /// One recorded run of the traced graph: each node's outputs and time.
   std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed);
-  /// Kills the worker now (any thread). The request in progress throws WorkerCancelled.
+  /// Kills the worker now (any thread). The request in progress, and any request made until
+  /// resetCancel(), throws WorkerCancelled, even one that was about to start a worker.
   void cancel();
+  /// Makes requests possible again after cancel(). Call it where the next request is decided (the
+  /// GUI thread, before queueing a job), so that a cancel meant for a job starting now is not lost.
+  void resetCancel() { cancelled_ = false; }
   /// Whether a worker process is running.
   bool alive() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }

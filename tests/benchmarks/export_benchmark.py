@@ -68,7 +68,7 @@ def main():
         for name in args.names:
             model = os.path.join(args.zoo, f"{name}.pt")
             tdfx = best_of(args.repeat, [args.cli, "export", model, "-o", os.path.join(tmp, "t.svg"), "--style", "fx"])
-            loads = json.loads(subprocess.run([trace_bench, "--json", "--repeat", "1", model],
+            loads = json.loads(subprocess.run([trace_bench, "--json", "--repeat", "1", "--input", "x=1x3x224x224", model],
                                               check=True, capture_output=True, text=True).stdout)
             load = loads[0]["load_s"]
             rest = tdfx - floor - load

@@ -126,7 +126,10 @@ def run_case(cli, cases, name, picture=True):
 
 def one(args):
     known = known_differences()
-    graph_ok, code_ok, dot_ok, details = run_case(args.cli, args.cases, args.name)
+    picture = not args.no_picture
+    graph_ok, code_ok, dot_ok, details = run_case(args.cli, args.cases, args.name, picture)
+    dot_ok = dot_ok or not picture
+    what = "graph, code and fx picture" if picture else "graph and code"
     if args.name in known:
         if graph_ok and code_ok and dot_ok:
             print(f"{args.name}: now matches torch.fx: remove it from known_differences.txt")
@@ -134,7 +137,7 @@ def one(args):
         print(f"{args.name}: known difference ({known[args.name]})\n{details}")
         return 0
     if graph_ok and code_ok and dot_ok:
-        print(f"{args.name}: graph, code and fx picture match torch.fx")
+        print(f"{args.name}: {what} match torch.fx")
         return 0
     print(f"{args.name}: differs from torch.fx\n{details}")
     return 1
@@ -181,7 +184,7 @@ def main():
     parser.add_argument("--table", action="store_true", help="run every case and print the parity table")
     parser.add_argument("--failures", help="with --table: write every difference to this file")
     parser.add_argument("--groups", help="with --table: only these groups (comma-separated: fn,meth,tv,...)")
-    parser.add_argument("--no-picture", action="store_true", help="with --table: compare graph and code only")
+    parser.add_argument("--no-picture", action="store_true", help="compare graph and code only")
     parser.add_argument("name", nargs="?")
     args = parser.parse_args()
     if args.table:

@@ -45,6 +45,15 @@ int main(int argc, char** argv) {
     w.selectNode(QStringLiteral("_0_fc2"));
     ok &= save(w, out.filePath(QStringLiteral("gui-verify.png")));
   }
+  {  // The seed example in FxGraphDrawer's style: record labels as the fx export draws them.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, fixtures + "/seed_sequential.pt");
+    ok &= tdfx::ui::relayoutAndWait(w, [&] { w.setStyle(tdfx::ViewStyle::Fx); });
+    w.selectNode(QStringLiteral("_0_fc1"));
+    ok &= save(w, out.filePath(QStringLiteral("gui-fx-style.png")));
+  }
   {  // resnet18: search marks every match; the Keys panel; the overview in the corner.
     MainWindow w(false);
     w.resize(1500, 920);

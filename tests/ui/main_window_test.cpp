@@ -74,6 +74,17 @@ TEST(MainWindow, StyleSwitchRedrawsTheFxPicture) {
   ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Fx); }));
   EXPECT_NE(w.scene()->nodeCount(), tdfxNodes);
   EXPECT_NE(w.scene()->nodeItem(QStringLiteral("_0_fc1.weight")), nullptr);  // FxGraphDrawer's parameter nodes
+  // Each node draws FxGraphDrawer's record, field by field, as the fx export writes it.
+  const QStringList fc1 = w.scene()->recordText(QStringLiteral("_0_fc1"));
+  EXPECT_EQ(fc1, (QStringList{QStringLiteral("name=%_0_fc1"), QStringLiteral("op_code=call_module"), QString(),
+                              QStringLiteral("torch.nn.modules.linear.Linear"), QStringLiteral("in_features: 100"),
+                              QStringLiteral("out_features: 50")}))
+      << fc1.join('|').toStdString();
+  const QStringList weight = w.scene()->recordText(QStringLiteral("_0_fc1.weight"));
+  EXPECT_EQ(weight, (QStringList{QStringLiteral("_0_fc1.weight"), QStringLiteral("op_code=get_parametertorch.float32[50, 100]")}));
+  // Back to tdfx style: plain boxes again.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Tdfx); }));
+  EXPECT_TRUE(w.scene()->recordText(QStringLiteral("softmax")).isEmpty());
 }
 
 TEST(MainWindow, SearchFindsAndDoubleClickExpands) {

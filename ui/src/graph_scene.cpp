@@ -1,6 +1,7 @@
 #include "tdfx/ui/graph_scene.h"
 
 #include <QGraphicsItem>
+#include <algorithm>
 #include <QGraphicsSceneContextMenuEvent>
 #include <QPainterPath>
 #include <QPainter>
@@ -100,7 +101,8 @@ class NodeItem : public QGraphicsItem {
  public:
   NodeItem(const ViewNode& node, const LayoutResult::NodeBox& box)
       : id_(QString::fromStdString(node.id)), ellipse_(node.shape == "ellipse"), fill_(colorOf(node.fillColor)),
-        rect_(-box.width / 2, -box.height / 2, box.width, box.height) {
+        rect_(-box.width / 2, -box.height / 2, box.width, box.height), fields_(box.fields),
+        recordFont_(recordFont(box)) {
     for (const auto& line : node.lines) lines_ << QString::fromStdString(line);
     if (lines_.isEmpty()) lines_ << id_;
     setPos(box.x, box.y);
@@ -134,10 +136,54 @@ class NodeItem : public QGraphicsItem {
     p->setBrush(heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
+    if (!fields_.empty()) return paintRecord(p, lod);
     if (lod < kTextDetail) return;  // too small to read
     p->setFont(GraphScene::labelFont());
     p->setPen(Qt::black);
     p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
+  }
+  /// FxGraphDrawer's record: the fields Graphviz placed, separated by lines, text justified as
+  /// its label asks (\l lines left-aligned).
+  void paintRecord(QPainter* p, double lod) {
+    p->setPen(QPen(QColor("#333333"), 0.0));
+    p->setBrush(Qt::NoBrush);
+    for (const auto& f : fields_)  // each field's outline: the outer edges overlap the node's
+      p->drawRect(QRectF(f.x, f.y, f.width, f.height));
+    if (lod < kTextDetail) return;
+    p->setFont(recordFont_);
+    p->setPen(Qt::black);
+    const double lineHeight = QFontMetricsF(recordFont_).height();
+    for (const auto& f : fields_) {
+      const double top = f.y + (f.height - lineHeight * static_cast<double>(f.lines.size())) / 2;
+      for (size_t i = 0; i < f.lines.size(); ++i) {
+        const char just = i < f.justify.size() ? f.justify[i] : 'n';
+        const Qt::Alignment align = just == 'l' ? Qt::AlignLeft : just == 'r' ? Qt::AlignRight : Qt::AlignHCenter;
+        p->drawText(QRectF(f.x + 4, top + lineHeight * static_cast<double>(i), f.width - 8, lineHeight),
+                    align | Qt::AlignVCenter, QString::fromStdString(f.lines[i]));
+      }
+    }
+  }
+  /// The font of a record's text: Graphviz's size, shrunk where this machine's serif font is wider
+  /// than the one Graphviz measured with, so no line overflows its field.
+  static QFont recordFont(const LayoutResult::NodeBox& box) {
+    QFont font(QStringLiteral("Serif"));
+    font.setPointSizeF((box.fontSize > 0 ? box.fontSize : 14.0) * 0.75);  // points at 96 dpi -> scene units
+    double shrink = 1.0;
+    const QFontMetricsF metrics(font);
+    for (const auto& f : box.fields)
+      for (const auto& line : f.lines) {
+        const double w = metrics.horizontalAdvance(QString::fromStdString(line));
+        if (w > f.width - 8 && w > 0) shrink = std::min(shrink, (f.width - 8) / w);
+      }
+    if (shrink < 1.0) font.setPointSizeF(font.pointSizeF() * std::max(shrink, 0.3));
+    return font;
+  }
+  /// The text of every record field, line by line (tests read what is drawn).
+  QStringList recordLines() const {
+    QStringList out;
+    for (const auto& f : fields_)
+      for (const auto& line : f.lines) out << QString::fromStdString(line);
+    return out;
   }
   void setHighlighted(bool on) {
     if (on == highlighted_) return;  // an update() would re-render the cached item
@@ -187,6 +233,8 @@ class NodeItem : public QGraphicsItem {
   bool ellipse_;
   QColor fill_;
   QRectF rect_;
+  std::vector<LayoutResult::RecordField> fields_;
+  QFont recordFont_;
   QStringList lines_;
   bool highlighted_ = false, hovered_ = false;
   unsigned marks_ = 0;
@@ -264,6 +312,11 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
 }
 
 QGraphicsItem* GraphScene::nodeItem(const QString& id) const { return nodes_.value(id); }
+
+QStringList GraphScene::recordText(const QString& id) const {
+  const NodeItem* item = nodes_.value(id);
+  return item ? item->recordLines() : QStringList();
+}
 
 void GraphScene::setMarked(const QSet<QString>& ids, Mark mark) {
   for (NodeItem* n : nodes_) n->setMark(mark, ids.contains(n->id()));

@@ -168,6 +168,28 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
   return g;
 }
 
+// The leaf fields of a record node with their text, relative to the node's centre (y down), so a
+// viewer draws FxGraphDrawer's records exactly where Graphviz put their separators and lines.
+void copyRecordFields(const field_t* f, std::vector<LayoutResult::RecordField>& out) {
+  if (!f) return;
+  if (f->n_flds > 0) {
+    for (int i = 0; i < f->n_flds; ++i) copyRecordFields(f->fld[i], out);
+    return;
+  }
+  LayoutResult::RecordField field;
+  field.x = f->b.LL.x;
+  field.y = -f->b.UR.y;
+  field.width = f->b.UR.x - f->b.LL.x;
+  field.height = f->b.UR.y - f->b.LL.y;
+  if (const textlabel_t* lp = f->lp; lp && !lp->html)
+    for (short i = 0; i < lp->u.txt.nspans; ++i) {
+      const textspan_t& span = lp->u.txt.span[i];
+      field.lines.emplace_back(span.str ? span.str : "");
+      field.justify += span.just ? span.just : 'n';
+    }
+  out.push_back(std::move(field));
+}
+
 }  // namespace
 
 TextMeasure defaultTextMeasure() {
@@ -196,7 +218,12 @@ LayoutResult layoutWithDot(const ViewGraph& view, const TextMeasure& measure) {
   const auto flip = [&](pointf p) { return LayoutResult::Point{p.x - bb.LL.x, bb.UR.y - p.y}; };
   for (Agnode_t* n = agfstnode(g.get()); n; n = agnxtnode(g.get(), n)) {
     const auto c = flip(ND_coord(n));
-    out.nodes.push_back({agnameof(n), c.x, c.y, ND_width(n) * 72.0, ND_height(n) * 72.0});
+    LayoutResult::NodeBox box{agnameof(n), c.x, c.y, ND_width(n) * 72.0, ND_height(n) * 72.0, {}, 0};
+    if (const char* shape = agget(n, cstr("shape")); shape && std::strcmp(shape, "record") == 0) {
+      copyRecordFields(static_cast<const field_t*>(ND_shape_info(n)), box.fields);
+      if (ND_label(n)) box.fontSize = ND_label(n)->fontsize;
+    }
+    out.nodes.push_back(std::move(box));
     for (Agedge_t* e = agfstout(g.get(), n); e; e = agnxtout(g.get(), e)) {
       LayoutResult::EdgePath path;
       path.from = agnameof(agtail(e));

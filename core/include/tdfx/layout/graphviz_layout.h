@@ -29,9 +29,17 @@ struct LayoutResult {
   struct Point {
     double x = 0, y = 0;
   };
+  /// One field of a record node (fx style): its box and its text lines, as Graphviz placed them.
+  struct RecordField {
+    double x = 0, y = 0, width = 0, height = 0;  ///< top-left corner relative to the node's centre
+    std::vector<std::string> lines;
+    std::string justify;  ///< per line: 'l' left, 'r' right, 'n' centred
+  };
   struct NodeBox {
     std::string id;
     double x = 0, y = 0, width = 0, height = 0;  ///< centre and size
+    std::vector<RecordField> fields;  ///< record shapes only, in reading order
+    double fontSize = 0;              ///< of the record's text, in points
   };
   struct EdgePath {
     std::string from, to;

@@ -30,6 +30,8 @@ class GraphScene : public QGraphicsScene {
   void showGraph(const ViewGraph& view, const LayoutResult& layout);
   /// The item drawing view node `id`, or null.
   QGraphicsItem* nodeItem(const QString& id) const;
+  /// The lines drawn in node `id`'s record fields (fx style), in reading order; empty otherwise.
+  QStringList recordText(const QString& id) const;
   int nodeCount() const { return nodes_.size(); }
   int edgeCount() const { return edgeCount_; }
   /// Selects view node `id` (and highlights its producers and consumers); "" clears.

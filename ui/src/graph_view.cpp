@@ -1,8 +1,11 @@
 #include "tdfx/ui/graph_view.h"
 
+#include <QGraphicsItem>
 #include <QKeyEvent>
-#include <algorithm>
+#include <QScrollBar>
 #include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
 
 #include "tdfx/ui/minimap.h"
 
@@ -11,7 +14,7 @@ namespace tdfx::ui {
 GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   setDragMode(ScrollHandDrag);
   setRenderHint(QPainter::Antialiasing);
-  setTransformationAnchor(AnchorUnderMouse);
+  setTransformationAnchor(NoAnchor);  // zoomAround keeps the point that matters in place
   setViewportUpdateMode(SmartViewportUpdate);
   // Items never move once laid out: no BSP index maintenance cost, and one fewer save/restore per item.
   setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
@@ -40,10 +43,34 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 }
 
 void GraphView::zoomBy(double factor) {
+  const QRectF shown = mapToScene(viewport()->rect()).boundingRect();
+  QPointF anchor = shown.center();
+  if (scene())
+    for (const QGraphicsItem* item : scene()->selectedItems())
+      if (shown.contains(item->sceneBoundingRect().center())) anchor = item->sceneBoundingRect().center();
+  zoomAround(factor, anchor);
+}
+
+void GraphView::zoomAround(double factor, const QPointF& anchor) {
   const double current = transform().m11();
   if ((current < 0.02 && factor < 1) || (current > 8 && factor > 1)) return;
+  const QPointF before = mapFromScene(anchor);
   scale(factor, factor);
+  // Scroll so that the anchor is back where it was on screen (as far as the scroll range allows).
+  const QPointF moved = mapFromScene(anchor) - before;
+  horizontalScrollBar()->setValue(horizontalScrollBar()->value() + static_cast<int>(std::lround(moved.x())));
+  verticalScrollBar()->setValue(verticalScrollBar()->value() + static_cast<int>(std::lround(moved.y())));
   scaleChanged();
+}
+
+void GraphView::showItem(const QGraphicsItem* item) {
+  if (!item) return;
+  if (transform().m11() < kReadableScale) {
+    const double s = kReadableScale / transform().m11();
+    scale(s, s);
+    scaleChanged();
+  }
+  centerOn(item);
 }
 
 void GraphView::fitAll() {
@@ -68,7 +95,10 @@ void GraphView::showStart() {
   scaleChanged();
 }
 
-void GraphView::wheelEvent(QWheelEvent* event) { zoomBy(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15); }
+void GraphView::wheelEvent(QWheelEvent* event) {
+  if (event->angleDelta().y() == 0) return;
+  zoomAround(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15, mapToScene(event->position().toPoint()));
+}
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
   const bool ctrl = event->modifiers() & Qt::ControlModifier;

@@ -13,6 +13,7 @@
 #include <QTableWidget>
 #include <QTextBlock>
 #include <QToolBar>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrent>
@@ -64,7 +65,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
       highlighter_(new PythonHighlighter(code_->document())), inspector_(readOnlyText(this, false)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
       progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
-      matchCount_(new QLabel(this)) {
+      matchCount_(new QLabel(this)), searchTimer_(new QTimer(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   view_->setScene(scene_);
@@ -96,25 +97,32 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   cancel_->hide();
   connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLoad);
 
-  // Search: Enter = next, Shift+Enter = previous; every match is marked.
+  // Search: live as you type (debounced); Enter = next, Shift+Enter = previous; every match is marked.
   search_->setPlaceholderText(tr("Find node, target, op, module type or key (Ctrl+F)"));
   search_->setClearButtonEnabled(true);
   search_->setMinimumWidth(320);
   QToolBar* toolbar = addToolBar(tr("Search"));
   toolbar->setObjectName(QStringLiteral("search"));
   toolbar->addWidget(search_);
+  regexAction_ = toolbar->addAction(QStringLiteral(".*"), this, [this](bool on) { setSearchRegex(on); });
+  regexAction_->setCheckable(true);
+  regexAction_->setToolTip(tr("Search with a regular expression"));
   toolbar->addWidget(matchCount_);
+  searchTimer_->setSingleShot(true);
+  searchTimer_->setInterval(250);
+  connect(searchTimer_, &QTimer::timeout, this, &MainWindow::searchLive);
   connect(search_, &QLineEdit::returnPressed, this, [this] {
+    searchTimer_->stop();  // Enter goes at once; the pending live search would only repeat it
     const bool previous = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
     const QString found = previous ? findPrevious(search_->text()) : findNext(search_->text());
     if (found.isEmpty() && !search_->text().isEmpty()) status_->setText(tr("No match for \"%1\"").arg(search_->text()));
   });
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
     if (text.isEmpty()) {
-      matches_.clear();
-      matchedText_.clear();  // typing the same text again searches again
-      matchCount_->clear();
-      scene_->setMarked({}, GraphScene::SearchMatch);
+      searchTimer_->stop();
+      clearSearch();
+    } else {
+      searchTimer_->start();
     }
   });
 
@@ -211,7 +219,13 @@ void MainWindow::onLoaded() {
   ++layoutGeneration_;  // a layout of the previous model must not land on this one
   selectAfterLayout_.clear();
   markedKeys_.clear();
-  matchedText_.clear();
+  {  // the previous model's query and count mean nothing here
+    const QSignalBlocker blocker(search_);
+    search_->clear();
+    searchTimer_->stop();
+    clearSearch();
+  }
+  code_->setExtraSelections({});  // the previous model's highlighted line
   report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
   lastError_.clear();

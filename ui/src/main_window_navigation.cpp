@@ -1,6 +1,9 @@
 // MainWindow's navigation: history of selections (back/forward), search with every match marked,
 // and the nodes that read or write the keys selected in the Keys panel.
 #include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <algorithm>
 #include <unordered_map>
 
 #include "tdfx/ui/graph_scene.h"
@@ -12,7 +15,7 @@ namespace tdfx::ui {
 
 void MainWindow::selectAndCenter(const QString& id) {
   scene_->selectNode(id);
-  if (QGraphicsItem* item = scene_->nodeItem(id)) view_->centerOn(item);
+  view_->showItem(scene_->nodeItem(id));  // centred, and zoomed in to where its label reads
 }
 
 QString MainWindow::shownAs(const QString& id) const {
@@ -49,6 +52,11 @@ QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
 QStringList MainWindow::matchingNodes(const QString& text) const {
   QStringList ids;
   if (!session_ || text.isEmpty()) return ids;
+  const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
+  if (searchRegex_ && !pattern.isValid()) return ids;
+  const auto contains = [&](const QString& field) {
+    return searchRegex_ ? pattern.match(field).hasMatch() : field.contains(text, Qt::CaseInsensitive);
+  };
   std::unordered_map<std::string, const Node*> byName;  // Graph::findNode is a linear scan
   for (const auto& node : session_->graph().nodes()) byName.emplace(node->name(), node.get());
   const auto matches = [&](const ViewNode& n) {
@@ -64,26 +72,66 @@ QStringList MainWindow::matchingNodes(const QString& text) const {
         if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
       }
     }
-    for (const QString& f : fields)
-      if (f.contains(text, Qt::CaseInsensitive)) return true;
-    return false;
+    return std::any_of(fields.begin(), fields.end(), contains);
   };
   for (const ViewNode& n : session_->view.nodes)
     if (matches(n)) ids << QString::fromStdString(n.id);
   return ids;
 }
 
-QString MainWindow::find(const QString& text, int direction) {
-  if (!session_ || text.isEmpty()) return {};
+void MainWindow::setSearchRegex(bool on) {
+  searchRegex_ = on;
+  regexAction_->setChecked(on);
+  matchedText_.clear();  // the same text means something else now
+  if (!search_->text().isEmpty()) searchLive();
+}
+
+QString MainWindow::searchCountText() const { return matchCount_->text(); }
+
+void MainWindow::clearSearch() {
+  matches_.clear();
+  matchedText_.clear();  // typing the same text again searches again
+  matchCount_->clear();
+  matchCount_->setStyleSheet({});
+  scene_->setMarked({}, GraphScene::SearchMatch);
+}
+
+// Recomputes the matches when the text (or the mode) changed; false when nothing matches, with
+// the reason shown beside the field.
+bool MainWindow::updateMatches(const QString& text) {
   if (text != matchedText_) {
     matches_ = matchingNodes(text);
     matchedText_ = text;
   }
   scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  if (matches_.isEmpty()) {
+  matchCount_->setStyleSheet({});
+  if (!matches_.isEmpty()) return true;
+  const QRegularExpression pattern(text);
+  if (searchRegex_ && !pattern.isValid()) {
+    matchCount_->setText(tr(" invalid pattern: %1 ").arg(pattern.errorString()));
+    matchCount_->setStyleSheet(QStringLiteral("color: #C0392B"));
+  } else {
     matchCount_->setText(tr(" no match "));
-    return {};
   }
+  return false;
+}
+
+void MainWindow::searchLive() {
+  const QString text = search_->text();
+  if (!session_ || text.isEmpty()) return;
+  if (!updateMatches(text)) return;
+  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
+  if (at >= 0) {  // the selection still matches: stay on it
+    matchCount_->setText(tr(" %1 of %2 ").arg(at + 1).arg(matches_.size()));
+    return;
+  }
+  selectAndCenter(matches_.first());
+  matchCount_->setText(tr(" 1 of %1 ").arg(matches_.size()));
+}
+
+QString MainWindow::find(const QString& text, int direction) {
+  if (!session_ || text.isEmpty()) return {};
+  if (!updateMatches(text)) return {};
   const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
   const int count = static_cast<int>(matches_.size());
   const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;

@@ -10,7 +10,15 @@ class GraphView : public QGraphicsView {
   Q_OBJECT
  public:
   explicit GraphView(QWidget* parent = nullptr);
+  /// The scale at and above which node labels are readable; going to a node zooms in to it.
+  static constexpr double kReadableScale = 0.8;
+  /// Zooms around the selected node when it is in sight (it stays where it is on screen), else
+  /// around the view's centre.
   void zoomBy(double factor);
+  /// Zooms so that scene point `anchor` stays at the same place in the window (wheel: the cursor).
+  void zoomAround(double factor, const QPointF& anchor);
+  /// Centres `item`, zooming in first when its label would be too small to read.
+  void showItem(const QGraphicsItem* item);
   void fitAll();
   /// The first view of a graph: all of it when that is readable, otherwise its start (top, or left
   /// for left-to-right graphs) at a readable scale, the overview showing where that is.

@@ -19,6 +19,7 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTableWidget;
+class QTimer;
 class QToolButton;
 
 namespace tdfx::ui {
@@ -62,6 +63,12 @@ class MainWindow : public QMainWindow {
   QString findPrevious(const QString& text);
   /// The view nodes matching the last search.
   QStringList searchMatches() const { return matches_; }
+  /// Search text as a regular expression (case-insensitive) instead of plain text.
+  void setSearchRegex(bool on);
+  /// The toolbar's search field: typing searches live (debounced), Enter and F3 go to the next match.
+  QLineEdit* searchField() const { return search_; }
+  /// The match count shown beside the search field (" 3 of 12 ", " no match ", ...).
+  QString searchCountText() const;
   /// Back and forward through the selections made (Alt+Left / Alt+Right).
   void goBack();
   void goForward();
@@ -137,6 +144,11 @@ class MainWindow : public QMainWindow {
   QStringList matchingNodes(const QString& text) const;
   void showError(const QString& message, bool failedLoad);
   QString find(const QString& text, int direction);
+  /// The search as typed, after a pause: marks every match and goes to the first unless the
+  /// selection is one.
+  void searchLive();
+  bool updateMatches(const QString& text);
+  void clearSearch();
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
   void selectAndCenter(const QString& id);
   /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
@@ -159,6 +171,10 @@ class MainWindow : public QMainWindow {
   QToolButton* cancel_;
   QLineEdit* search_;
   QLabel* matchCount_;
+  QTimer* searchTimer_;
+  QAction* regexAction_ = nullptr;
+  bool searchRegex_ = false;
+  QString searchError_;  ///< why the last pattern is not a valid regular expression
   QMenu* recentMenu_ = nullptr;
   QAction* shapesAction_ = nullptr;
   QAction* timeAction_ = nullptr;

@@ -18,6 +18,7 @@
 #include <QToolButton>
 #include <QtConcurrent/QtConcurrent>
 
+#include "error_text.h"
 #include "node_description.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
@@ -81,10 +82,13 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
   // The graph gets most of the window; restoreSettings() may replace these sizes.
   resizeDocks({keysDock, codeDock}, {200, 440}, Qt::Horizontal);
-  resizeDocks({verifyDock}, {190}, Qt::Vertical);
+  // At least its minimum: a dock asked to be smaller than that follows its size hint from then on,
+  // and grows whenever its content (a result table) does.
+  resizeDocks({verifyDock}, {std::max(240, verifyDock->minimumSizeHint().height() + 8)}, Qt::Vertical);
 
   // Status bar: counts and timings, and while loading a busy indicator with Cancel.
   statusBar()->addWidget(status_, 1);
+  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // a long message never widens the window
   progress_->setRange(0, 0);
   progress_->setMaximumWidth(160);
   progress_->setTextVisible(false);
@@ -269,8 +273,15 @@ void MainWindow::onLoaded() {
 
 void MainWindow::showError(const QString& message, bool failedLoad) {
   lastError_ = message;
-  status_->setText(message);
-  if (interactive_) QMessageBox::critical(this, tr("tdfx"), message);
+  // The status bar keeps one line: the cause, with the whole message in its tooltip and the dialog.
+  const ErrorText error = splitError(message);
+  status_->setText(error.cause);
+  status_->setToolTip(message);
+  if (interactive_) {
+    QMessageBox box(QMessageBox::Critical, tr("tdfx"), error.cause, QMessageBox::Ok, this);
+    box.setDetailedText(error.detail);
+    box.exec();
+  }
   if (failedLoad) Q_EMIT loadFailed(message);
 }
 

@@ -2,17 +2,22 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QStackedWidget>
+#include <QToolButton>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include "error_text.h"
 #include "tdfx/error.h"
 #include "tdfx/ui/model_session.h"
 #include "tdfx/util/dtype.h"
@@ -49,7 +54,8 @@ VerifyPanel::VerifyPanel(QWidget* parent)
       seedRandom_(new QCheckBox(tr("Random ops draw alike"), this)), atol_(toleranceBox(this)),
       rtol_(toleranceBox(this)), runButton_(new QPushButton(tr("Run eager vs traced"), this)),
       cancelButton_(new QPushButton(tr("Cancel"), this)),
-      progress_(new QProgressBar(this)), results_(new QTableWidget(0, 7, this)), summary_(new QLabel(this)) {
+      progress_(new QProgressBar(this)), results_(new QTableWidget(0, 7, this)), summary_(new QLabel(this)),
+      detailButton_(new QToolButton(this)), resultStack_(new QStackedWidget(this)), detail_(new QPlainTextEdit(this)) {
   inputs_->setHorizontalHeaderLabels({tr("input key"), tr("shape"), tr("dtype")});
   inputs_->horizontalHeader()->setStretchLastSection(true);
   inputs_->setToolTip(tr("Inputs: key parts joined by '.', shape as 32x100, dtype such as float32. Edit to try other inputs."));
@@ -76,31 +82,61 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   rowButtons->addWidget(removeRow);
   rowButtons->addStretch();
   settings->addRow(rowButtons);
-  settings->addRow(runButton_);
+  // Run and Cancel share a row, and what appears only during a run keeps its space while hidden:
+  // a run must not make the dock taller (a dock grows to its content and never shrinks back).
+  auto* runRow = new QHBoxLayout;
+  runRow->addWidget(runButton_, 1);
+  runRow->addWidget(cancelButton_);
+  settings->addRow(runRow);
   cancelButton_->setToolTip(tr("Stop the run: the model's worker process is killed, and started again for the next run"));
-  cancelButton_->hide();
   connect(cancelButton_, &QPushButton::clicked, this, &VerifyPanel::cancel);
-  settings->addRow(cancelButton_);
   pool_.setMaxThreadCount(1);
   progress_->setRange(0, 0);  // busy: the passes report no progress of their own
   progress_->setTextVisible(false);
-  progress_->hide();
-  settings->addRow(progress_);
+  progress_->setMaximumWidth(120);
+  for (QWidget* transient : {static_cast<QWidget*>(cancelButton_), static_cast<QWidget*>(progress_),
+                             static_cast<QWidget*>(detailButton_)}) {
+    QSizePolicy policy = transient->sizePolicy();
+    policy.setRetainSizeWhenHidden(true);
+    transient->setSizePolicy(policy);
+    transient->hide();
+  }
 
   results_->setHorizontalHeaderLabels(
       {tr("out key"), tr("shape"), tr("dtype"), tr("max |\u0394|"), tr("max rel \u0394"), tr("bitwise"), tr("result")});
   results_->horizontalHeader()->setStretchLastSection(true);
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  summary_->setWordWrap(true);
+  // One line that never grows the dock: long text is cut here and is whole in the tooltip.
+  summary_->setWordWrap(false);
+  summary_->setTextFormat(Qt::RichText);
+  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  detail_->setReadOnly(true);
+  detail_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  detail_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  // Tables whose size hints grow with their rows would make the main window hand the dock more
+  // height after each run: they take the height the dock has, nothing more.
+  for (QWidget* area : {static_cast<QWidget*>(inputs_), static_cast<QWidget*>(resultStack_)})
+    area->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+  resultStack_->addWidget(results_);
+  resultStack_->addWidget(detail_);
+  detailButton_->setText(tr("Details"));
+  detailButton_->setCheckable(true);
+  detailButton_->setToolTip(tr("Show the whole error (the TorchScript traceback) in place of the results"));
+  connect(detailButton_, &QToolButton::toggled, this,
+          [this](bool on) { resultStack_->setCurrentWidget(on ? static_cast<QWidget*>(detail_) : results_); });
 
   auto* top = new QHBoxLayout;
   top->addWidget(inputs_, 3);
   top->addLayout(settings, 2);
-  top->addWidget(results_, 5);
+  top->addWidget(resultStack_, 5);
+  auto* bottom = new QHBoxLayout;  // QFormLayout drops hidden rows: the busy bar lives here
+  bottom->addWidget(progress_);
+  bottom->addWidget(summary_, 1);
+  bottom->addWidget(detailButton_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
-  layout->addWidget(summary_);
+  layout->addLayout(bottom);
   connect(runButton_, &QPushButton::clicked, this, &VerifyPanel::run);
   connect(&watcher_, &QFutureWatcher<VerifyRun>::finished, this, &VerifyPanel::onFinished);
   setSession(nullptr);
@@ -126,7 +162,7 @@ void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
   results_->setRowCount(0);
   runButton_->setEnabled(session_ != nullptr);
   if (!session_) {
-    summary_->setText(tr("Open a model to compare its eager and traced outputs."));
+    setSummary(tr("Open a model to compare its eager and traced outputs."), Outcome::Info);
     return;
   }
   std::set<NestedKey> listed;
@@ -142,10 +178,11 @@ void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
       addInputRow(dottedKey(key), {}, QStringLiteral("float32"));
       missing << dottedKey(key);
     }
-  summary_->setText(missing.isEmpty()
-                        ? tr("Inputs are random (seeded) tensors of the shapes above. Tolerance 0 compares bitwise.")
-                        : tr("The file has no example shape for %1: type one in the shape column (e.g. 1x3x224x224).")
-                              .arg(missing.join(QStringLiteral(", "))));
+  setSummary(missing.isEmpty()
+                 ? tr("Inputs are random (seeded) tensors of the shapes above. Tolerance 0 compares bitwise.")
+                 : tr("The file has no example shape for %1: type one in the shape column (e.g. 1x3x224x224).")
+                       .arg(missing.join(QStringLiteral(", "))),
+             Outcome::Info);
 }
 
 std::vector<InputSpec> VerifyPanel::inputSpecs() const {
@@ -173,7 +210,7 @@ void VerifyPanel::run() {
   try {
     specs = inputSpecs();
   } catch (const Error& e) {
-    summary_->setText(QString::fromStdString(e.what()));
+    setSummary(QString::fromStdString(e.what()), Outcome::Error);
     return;
   }
   const uint64_t seed = static_cast<uint64_t>(seed_->value());
@@ -183,7 +220,7 @@ void VerifyPanel::run() {
   options.randomSeed = seedRandom_->isChecked() ? std::optional<uint64_t>(seed) : std::nullopt;
   runButton_->setEnabled(false);
   progress_->show();
-  summary_->setText(tr("Running the eager module and the traced graph..."));
+  setSummary(tr("Running the eager module and the traced graph..."), Outcome::Info);
   cancelButton_->show();
   session_->worker->resetCancel();  // a cancel from now on is meant for this run
   const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the job
@@ -214,8 +251,13 @@ void VerifyPanel::onFinished() {
   runButton_->setEnabled(session_ != nullptr);
   const VerifyRun result = watcher_.result();
   if (result.session != session_) return;  // another model was opened meanwhile
-  if (result.report) showReport(*result.report);
-  else summary_->setText(result.error);
+  if (result.report) {
+    showReport(*result.report);
+  } else {
+    results_->setRowCount(0);
+    const ErrorText error = splitError(result.error);
+    setSummary(error.cause, Outcome::Error, error.detail);
+  }
   Q_EMIT finished(result);
 }
 
@@ -237,7 +279,7 @@ void VerifyPanel::showReport(const VerifyReport& report) {
     }
   }
   QString text = tr("%1 \u2014 eager %2 ms, traced %3 ms; %4")
-                     .arg(report.passed() ? tr("PASSED: traced outputs equal eager outputs") : tr("FAILED: outputs differ"))
+                     .arg(report.passed() ? tr("PASSED: traced outputs equal eager outputs") : tr("DIFFERS: outputs differ"))
                      .arg(report.eagerSeconds * 1e3, 0, 'f', 2)
                      .arg(report.tracedSeconds * 1e3, 0, 'f', 2)
                      .arg(report.options.bitwise() ? tr("bitwise comparison")
@@ -250,9 +292,32 @@ void VerifyPanel::showReport(const VerifyReport& report) {
     text += tr("; likely cause: random numbers drawn by %1").arg(names.join(QStringLiteral(", ")));
   }
   if (report.keys.empty()) text += tr("; nothing to compare: every out key is \"_\"");
-  summary_->setText(text);
+  setSummary(text, report.passed() ? Outcome::Passed : Outcome::Failed);
 }
 
-QString VerifyPanel::summary() const { return summary_->text(); }
+void VerifyPanel::setSummary(const QString& text, Outcome outcome, const QString& detail) {
+  summaryText_ = text;
+  QString html = text.toHtmlEscaped();
+  // The verdict word in colour: green PASSED, red DIFFERS, a red error.
+  static const QString green = QStringLiteral("#1E8449"), red = QStringLiteral("#C0392B");
+  const auto coloured = [](const QString& colour, const QString& body) {
+    return QStringLiteral("<b style=\"color:%1\">%2</b>").arg(colour, body);
+  };
+  if (outcome == Outcome::Error) html = coloured(red, html);
+  if (outcome == Outcome::Passed || outcome == Outcome::Failed) {
+    const qsizetype colon = html.indexOf(':');
+    if (colon > 0) html = coloured(outcome == Outcome::Passed ? green : red, html.left(colon)) + html.mid(colon);
+  }
+  summary_->setText(html);
+  summary_->setToolTip(text);
+  detail_->setPlainText(detail);
+  detailButton_->setVisible(!detail.isEmpty());
+  detailButton_->setChecked(false);
+  resultStack_->setCurrentWidget(results_);
+}
+
+QString VerifyPanel::errorDetail() const { return detail_->toPlainText(); }
+
+bool VerifyPanel::detailShown() const { return resultStack_->currentWidget() == detail_; }
 
 }  // namespace tdfx::ui

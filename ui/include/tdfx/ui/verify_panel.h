@@ -17,6 +17,9 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
+class QPlainTextEdit;
+class QToolButton;
 class QTableWidget;
 
 namespace tdfx::ui {
@@ -53,7 +56,12 @@ class VerifyPanel : public QWidget {
   /// Checked (the default): torch's generator is seeded before each pass, so random ops agree.
   QCheckBox* seedRandomBox() const { return seedRandom_; }
   QDoubleSpinBox* atolBox() const { return atol_; }
-  QString summary() const;
+  /// The one-line outcome as plain text (PASSED / FAILED / the cause of an error).
+  QString summary() const { return summaryText_; }
+  /// The whole error (a TorchScript traceback) behind "Details"; empty when there is none.
+  QString errorDetail() const;
+  /// Whether the detail is shown in place of the result table.
+  bool detailShown() const;
 
  Q_SIGNALS:
   void finished(const tdfx::ui::VerifyRun& run);
@@ -62,6 +70,9 @@ class VerifyPanel : public QWidget {
   void onFinished();
   void showReport(const VerifyReport& report);
   void addInputRow(const QString& key, const QString& shape, const QString& dtype);
+  enum class Outcome { Info, Passed, Failed, Error };
+  /// Sets the one-line summary (coloured by `outcome`) and the detail behind "Details".
+  void setSummary(const QString& text, Outcome outcome, const QString& detail = {});
 
   std::shared_ptr<const ModelSession> session_;
   QTableWidget* inputs_;
@@ -74,6 +85,10 @@ class VerifyPanel : public QWidget {
   QProgressBar* progress_;
   QTableWidget* results_;
   QLabel* summary_;
+  QString summaryText_;
+  QToolButton* detailButton_;
+  QStackedWidget* resultStack_;  ///< the result table, or the error's detail in its place
+  QPlainTextEdit* detail_;
   QThreadPool pool_;  // its own: a long run never takes a thread from the global pool
   QFutureWatcher<VerifyRun> watcher_;
 };

@@ -1,0 +1,86 @@
+// Verify's errors and verdicts: the one-line cause first, the traceback behind Details, and
+// panels that keep their size whatever the message.
+#include <QDockWidget>
+#include <QLabel>
+#include <QStatusBar>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/main_window.h"
+#include "tdfx/ui/verify_panel.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+QToolButton* detailsButton(VerifyPanel* panel) {
+  for (QToolButton* b : panel->findChildren<QToolButton*>())
+    if (b->text() == QStringLiteral("Details")) return b;
+  return nullptr;
+}
+
+TEST(VerifyErrors, AWrongShapeShowsItsCauseOnOneLineAndTheTracebackOnDemand) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  VerifyPanel* panel = w.verifyPanel();
+  auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
+  ASSERT_NE(dock, nullptr);
+  QTest::qWait(100);  // the window's first layout settles
+  const int dockHeight = dock->height();
+
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("32x99"));  // fc1 takes 100 features
+  EXPECT_FALSE(verifyAndWait(w));
+  const std::string cause = panel->summary().toStdString();
+  EXPECT_EQ(cause.find('\n'), std::string::npos) << cause;
+  EXPECT_NE(cause.find("mat1 and mat2 shapes cannot be multiplied (32x99 and 100x50)"), std::string::npos) << cause;
+  EXPECT_EQ(cause.find("Traceback"), std::string::npos) << cause;
+  EXPECT_NE(panel->errorDetail().toStdString().find("Traceback of TorchScript"), std::string::npos);
+  QToolButton* details = detailsButton(panel);
+  ASSERT_NE(details, nullptr);
+  EXPECT_TRUE(details->isVisible());
+  EXPECT_FALSE(panel->detailShown());
+  details->click();
+  EXPECT_TRUE(panel->detailShown());
+  QTest::qWait(50);
+  EXPECT_EQ(dock->height(), dockHeight);
+
+  // A good run afterwards: PASSED, no details, and the dock as tall as before.
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("32x100"));
+  EXPECT_TRUE(verifyAndWait(w));
+  EXPECT_EQ(panel->summary().left(6).toStdString(), "PASSED");
+  EXPECT_FALSE(details->isVisible());
+  EXPECT_FALSE(panel->detailShown());
+  QTest::qWait(50);
+  EXPECT_EQ(dock->height(), dockHeight);
+}
+
+TEST(VerifyErrors, AMultiLineLoadErrorKeepsTheStatusBarOneLineTall) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  QTest::qWait(50);
+  const int barHeight = w.statusBar()->height();
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("bad.pt"));
+  QFile f(bad);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("not a model");
+  f.close();
+  EXPECT_FALSE(openAndWait(w, bad.toStdString()));
+  EXPECT_EQ(w.statusText().indexOf('\n'), -1) << w.statusText().toStdString();
+  EXPECT_FALSE(w.statusText().isEmpty());
+  QTest::qWait(50);
+  EXPECT_EQ(w.statusBar()->height(), barHeight);
+}
+
+}  // namespace
+}  // namespace tdfx::ui

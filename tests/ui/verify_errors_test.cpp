@@ -1,7 +1,9 @@
 // Verify's errors and verdicts: the one-line cause first, the traceback behind Details, and
 // panels that keep their size whatever the message.
 #include <QDockWidget>
+#include <QCoreApplication>
 #include <QLabel>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -80,6 +82,30 @@ TEST(VerifyErrors, AMultiLineLoadErrorKeepsTheStatusBarOneLineTall) {
   EXPECT_FALSE(w.statusText().isEmpty());
   QTest::qWait(50);
   EXPECT_EQ(w.statusBar()->height(), barHeight);
+}
+
+TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneRun) {
+  QTemporaryDir settingsDir;  // this test's own settings, not the user's
+  QSettings::setDefaultFormat(QSettings::IniFormat);
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+  QCoreApplication::setOrganizationName(QStringLiteral("tdfx-test"));
+  MainWindow w(/*interactive=*/false);
+  w.verifyPanel()->setRememberInputs(true);
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));  // Net(8, 6, 2): its first layer is Linear(8, ...)
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "1x8");
+  EXPECT_NE(panel->summary().toStdString().find("Linear (in_features 8)"), std::string::npos)
+      << panel->summary().toStdString();
+  EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("5x8"));
+  EXPECT_TRUE(verifyAndWait(w));
+  // Another file, then this one again: the shape last run is back.
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "5x8");
+  QCoreApplication::setOrganizationName(QString());
 }
 
 }  // namespace

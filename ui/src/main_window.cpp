@@ -142,6 +142,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   layoutPool_.setMaxThreadCount(1);
   loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
+  verify_->setRememberInputs(interactive_);
   if (interactive_) restoreSettings();
 }
 

@@ -3,7 +3,10 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QHash>
+#include <QSettings>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -37,6 +40,35 @@ QString shapeText(const std::vector<int64_t>& shape, const QString& separator) {
   for (int64_t d : shape) dims << QString::number(d);
   return dims.join(separator);
 }
+
+/// A shape that the model's first layer accepts, from its constants: Conv2d(in_channels=3) gives
+/// 1x3x224x224, Linear(in_features=8) gives 1x8. Empty when the graph has no such layer.
+struct ShapeGuess {
+  QString shape, reason;
+};
+ShapeGuess guessInputShape(const Graph& graph) {
+  static const std::vector<std::pair<std::string, std::pair<std::string, QString>>> layers = {
+      {"torch.nn.modules.conv.Conv1d", {"in_channels", QStringLiteral("1x%1x224")}},
+      {"torch.nn.modules.conv.Conv2d", {"in_channels", QStringLiteral("1x%1x224x224")}},
+      {"torch.nn.modules.conv.Conv3d", {"in_channels", QStringLiteral("1x%1x16x112x112")}},
+      {"torch.nn.modules.linear.Linear", {"in_features", QStringLiteral("1x%1")}},
+  };
+  for (const auto& node : graph.nodes()) {
+    if (node->op() != OpKind::CallModule) continue;
+    for (const auto& [type, rule] : layers) {
+      if (node->meta().moduleType != type) continue;
+      for (const auto& [name, value] : node->meta().moduleConstants)
+        if (name == rule.first) {
+          const QString layer = QString::fromStdString(type.substr(type.rfind('.') + 1));
+          return {rule.second.arg(QString::fromStdString(value)),
+                  QObject::tr("%1 (%2 %3)").arg(layer, QString::fromStdString(name), QString::fromStdString(value))};
+        }
+    }
+  }
+  return {};
+}
+
+constexpr const char* kRememberedInputs = "verifyInputs";
 
 QDoubleSpinBox* toleranceBox(QWidget* parent) {
   auto* box = new QDoubleSpinBox(parent);
@@ -171,18 +203,62 @@ void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
                 QString::fromStdString(dtypeToString(spec.dtype)));
     listed.insert(spec.key);
   }
-  // In keys without an example (plain archives): a row to fill in.
+  // In keys without an example (plain archives): the shapes last run on this file, else a guess
+  // from the first layer when one key is missing, else a row to fill in.
+  QHash<QString, QPair<QString, QString>> remembered;  // key -> (shape, dtype)
+  for (const QString& row : rememberedRows()) {
+    const qsizetype eq = row.indexOf('='), colon = row.lastIndexOf(':');
+    if (eq > 0 && colon > eq) remembered.insert(row.left(eq), {row.mid(eq + 1, colon - eq - 1), row.mid(colon + 1)});
+  }
   QStringList missing;
   for (const NestedKey& key : session_->traced.model.inKeys)
-    if (!listed.count(key)) {
-      addInputRow(dottedKey(key), {}, QStringLiteral("float32"));
-      missing << dottedKey(key);
+    if (!listed.count(key) && !remembered.contains(dottedKey(key))) missing << dottedKey(key);
+  const ShapeGuess guess = missing.size() == 1 ? guessInputShape(session_->graph()) : ShapeGuess{};
+  bool usedRemembered = false;
+  for (const NestedKey& key : session_->traced.model.inKeys) {
+    if (listed.count(key)) continue;
+    const QString name = dottedKey(key);
+    if (remembered.contains(name)) {
+      addInputRow(name, remembered[name].first, remembered[name].second);
+      usedRemembered = true;
+    } else {
+      addInputRow(name, guess.shape, QStringLiteral("float32"));
     }
-  setSummary(missing.isEmpty()
-                 ? tr("Inputs are random (seeded) tensors of the shapes above. Tolerance 0 compares bitwise.")
-                 : tr("The file has no example shape for %1: type one in the shape column (e.g. 1x3x224x224).")
-                       .arg(missing.join(QStringLiteral(", "))),
-             Outcome::Info);
+  }
+  QString text = tr("Inputs are random (seeded) tensors of the shapes above. Tolerance 0 compares bitwise.");
+  if (!guess.shape.isEmpty())
+    text = tr("No example shape in the file: %1 is a guess from the first layer, %2; edit it if the model wants another.")
+               .arg(guess.shape, guess.reason);
+  else if (!missing.isEmpty())
+    text = tr("The file has no example shape for %1: type one in the shape column (e.g. 1x3x224x224).")
+               .arg(missing.join(QStringLiteral(", ")));
+  else if (usedRemembered)
+    text = tr("The shapes of the last run on this file. Tolerance 0 compares bitwise.");
+  setSummary(text, Outcome::Info);
+}
+
+QStringList VerifyPanel::rememberedRows() const {
+  if (!rememberInputs_ || !session_) return {};
+  const QVariantMap files = QSettings().value(QLatin1String(kRememberedInputs)).toMap();
+  return files.value(QFileInfo(QString::fromStdString(session_->traced.model.path)).absoluteFilePath()).toStringList();
+}
+
+void VerifyPanel::rememberRows() const {
+  if (!rememberInputs_ || !session_ || session_->traced.model.exampleInputs.size() == session_->traced.model.inKeys.size())
+    return;  // a tdfx archive's examples come from the file itself
+  QStringList rows;
+  for (int row = 0; row < inputs_->rowCount(); ++row) {
+    const auto cell = [&](int column) {
+      const QTableWidgetItem* item = inputs_->item(row, column);
+      return item ? item->text().trimmed() : QString();
+    };
+    if (!cell(0).isEmpty()) rows << cell(0) + "=" + cell(1) + ":" + cell(2);
+  }
+  QSettings settings;
+  QVariantMap files = settings.value(QLatin1String(kRememberedInputs)).toMap();
+  files.insert(QFileInfo(QString::fromStdString(session_->traced.model.path)).absoluteFilePath(), rows);
+  while (files.size() > 200) files.erase(files.begin());  // bounded: files long gone drop out first by name
+  settings.setValue(QLatin1String(kRememberedInputs), files);
 }
 
 std::vector<InputSpec> VerifyPanel::inputSpecs() const {
@@ -213,6 +289,7 @@ void VerifyPanel::run() {
     setSummary(QString::fromStdString(e.what()), Outcome::Error);
     return;
   }
+  rememberRows();
   const uint64_t seed = static_cast<uint64_t>(seed_->value());
   VerifyOptions options;
   options.atol = atol_->value();

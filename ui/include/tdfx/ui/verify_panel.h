@@ -40,8 +40,12 @@ class VerifyPanel : public QWidget {
   explicit VerifyPanel(QWidget* parent = nullptr);
   ~VerifyPanel() override;
 
-  /// Shows `session`'s example inputs and clears the results (null: nothing open).
+  /// Shows `session`'s example inputs and clears the results (null: nothing open). Keys without an
+  /// example (plain archives) get the shapes last run on this file, else a guess from the model's
+  /// first Conv or Linear layer.
   void setSession(std::shared_ptr<const ModelSession> session);
+  /// Whether the inputs of each run are remembered per file (QSettings); off in tests by default.
+  void setRememberInputs(bool on) { rememberInputs_ = on; }
   /// Starts a run with the inputs, seed and tolerances shown; does nothing while one runs.
   void run();
   bool isRunning() const { return watcher_.isRunning(); }
@@ -70,6 +74,9 @@ class VerifyPanel : public QWidget {
   void onFinished();
   void showReport(const VerifyReport& report);
   void addInputRow(const QString& key, const QString& shape, const QString& dtype);
+  /// The rows last run on this file ("key=shape:dtype"), when remembered.
+  QStringList rememberedRows() const;
+  void rememberRows() const;
   enum class Outcome { Info, Passed, Failed, Error };
   /// Sets the one-line summary (coloured by `outcome`) and the detail behind "Details".
   void setSummary(const QString& text, Outcome outcome, const QString& detail = {});
@@ -89,6 +96,7 @@ class VerifyPanel : public QWidget {
   QToolButton* detailButton_;
   QStackedWidget* resultStack_;  ///< the result table, or the error's detail in its place
   QPlainTextEdit* detail_;
+  bool rememberInputs_ = false;
   QThreadPool pool_;  // its own: a long run never takes a thread from the global pool
   QFutureWatcher<VerifyRun> watcher_;
 };

@@ -73,7 +73,22 @@ class EdgeItem : public QGraphicsItem {
 /// A cluster frame with its title; the title is skipped when too small to read.
 class ClusterItem : public QGraphicsItem {
  public:
-  ClusterItem(QRectF rect, QString title, bool dark) : rect_(rect), title_(std::move(title)), dark_(dark) { setZValue(-2); }
+  ClusterItem(QRectF rect, QString title, bool dark)
+      : rect_(rect), title_(std::move(title)), dark_(dark), font_(titleFont(rect_.width() - 8, title_)) {
+    setZValue(-2);
+  }
+  /// Graphviz sized the frame for its title at 9 points: the same size here, smaller only where
+  /// this machine's font is wider, so a title is never cut.
+  static QFont titleFont(double width, const QString& title) {
+    QFont font(QStringLiteral("Sans Serif"));
+    font.setPointSizeF(9 * 0.75);  // points at 96 dpi -> scene units
+    const double w = QFontMetricsF(font).horizontalAdvance(title);
+    if (w > width && width > 0) font.setPointSizeF(font.pointSizeF() * std::max(width / w, 0.3));
+    return font;
+  }
+  QString title() const { return title_; }
+  /// Whether the title fits the frame as drawn (tests).
+  bool titleFits() const { return QFontMetricsF(font_).horizontalAdvance(title_) <= rect_.width() - 8 + 0.5; }
   QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
@@ -83,14 +98,15 @@ class ClusterItem : public QGraphicsItem {
     p->drawRect(rect_);
     if (lod < kTextDetail) return;
     p->setPen(dark_ ? QColor("#D0D7DE") : QColor("#222222"));
-    p->setFont(GraphScene::labelFont());
-    p->drawText(rect_.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop, title_);
+    p->setFont(font_);
+    p->drawText(rect_.adjusted(4, 2, -4, -2), Qt::AlignHCenter | Qt::AlignTop, title_);
   }
 
  private:
   QRectF rect_;
   QString title_;
   bool dark_;
+  QFont font_;
 };
 
 }  // namespace
@@ -116,7 +132,7 @@ class NodeItem : public QGraphicsItem {
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     if (lod < kTinyDetail && !marks_ && !isSelected() && !highlighted_) {  // a far view: a coloured dot
-      p->fillRect(rect_, heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
+      p->fillRect(rect_, heat_ >= 0 ? GraphScene::heatColor(heat_) : fill_);
       return;
     }
     if (marks_ & GraphScene::SearchMatch) {  // a halo behind the node
@@ -133,7 +149,7 @@ class NodeItem : public QGraphicsItem {
     QPen pen(outline);
     pen.setWidthF(width);
     p->setPen(pen);
-    p->setBrush(heat_ >= 0 ? QColor::fromHsvF(0.0, 0.1 + 0.8 * heat_, 1.0) : fill_);
+    p->setBrush(heat_ >= 0 ? GraphScene::heatColor(heat_) : fill_);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
     if (!fields_.empty()) return paintRecord(p, lod);
@@ -245,6 +261,8 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::onSelectionChanged);
 }
 
+QColor GraphScene::heatColor(double fraction) { return QColor::fromHsvF(0.0, 0.1 + 0.8 * fraction, 1.0); }
+
 QFont GraphScene::labelFont() {
   QFont f(QStringLiteral("Sans Serif"));
   f.setPointSizeF(8);
@@ -255,6 +273,7 @@ GraphScene::~GraphScene() {
   // Deleting a selected item emits selectionChanged: not while half destroyed.
   blockSignals(true);
   nodes_.clear();
+  clusters_.clear();
   clear();
 }
 
@@ -269,8 +288,12 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   }
   edgeCount_ = 0;
   setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
-  for (const auto& c : layout.clusters)
-    addItem(new ClusterItem(QRectF(c.x, c.y, c.width, c.height), QString::fromStdString(c.title), dark_));
+  clusters_.clear();
+  for (const auto& c : layout.clusters) {
+    auto* item = new ClusterItem(QRectF(c.x, c.y, c.width, c.height), QString::fromStdString(c.title), dark_);
+    addItem(item);
+    clusters_.append(item);
+  }
   QHash<QString, const ViewNode*> byId;
   for (const ViewNode& n : view.nodes) byId.insert(QString::fromStdString(n.id), &n);
   for (const auto& box : layout.nodes) {
@@ -312,6 +335,13 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
 }
 
 QGraphicsItem* GraphScene::nodeItem(const QString& id) const { return nodes_.value(id); }
+
+QStringList GraphScene::clippedFrameTitles() const {
+  QStringList out;
+  for (const QGraphicsItem* item : clusters_)
+    if (const auto* c = static_cast<const ClusterItem*>(item); !c->titleFits()) out << c->title();
+  return out;
+}
 
 QStringList GraphScene::recordText(const QString& id) const {
   const NodeItem* item = nodes_.value(id);

@@ -2,6 +2,7 @@
 
 #include <QGraphicsItem>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <algorithm>
@@ -37,8 +38,40 @@ void GraphView::setOverviewEnabled(bool on) {
   sceneChanged();
 }
 
+void GraphView::setLegend(const QList<QPair<QString, QColor>>& entries) {
+  if (!legend_) {
+    legend_ = new QLabel(viewport());
+    legend_->setTextFormat(Qt::RichText);
+    legend_->setAttribute(Qt::WA_TransparentForMouseEvents);
+    legend_->setStyleSheet(QStringLiteral("QLabel { background: rgba(255, 255, 255, 225); color: #222222; "
+                                          "border: 1px solid #9AA5B1; padding: 3px; }"));
+    // Scrolling moves the viewport's children with the picture: put the legend back each time.
+    connect(horizontalScrollBar(), &QScrollBar::valueChanged, legend_, [this] { placeLegend(); });
+    connect(verticalScrollBar(), &QScrollBar::valueChanged, legend_, [this] { placeLegend(); });
+  }
+  legendLabels_.clear();
+  QString html = QStringLiteral("<table cellspacing=\"2\">");
+  for (const auto& [label, colour] : entries) {
+    legendLabels_ << label;
+    html += QStringLiteral("<tr><td bgcolor=\"%1\" width=\"14\">&nbsp;</td><td>%2</td></tr>")
+                .arg(colour.name(), label.toHtmlEscaped());
+  }
+  legend_->setText(html + QStringLiteral("</table>"));
+  legend_->setVisible(!entries.isEmpty());
+  legend_->adjustSize();
+  placeLegend();
+}
+
+QStringList GraphView::legendLabels() const { return legendLabels_; }
+
+void GraphView::placeLegend() {
+  // Lower left: the overview has the lower right, and graphs start at the top.
+  if (legend_) legend_->move(8, viewport()->height() - legend_->height() - 8);
+}
+
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  placeLegend();
   if (minimap_) minimap_->refresh();
 }
 

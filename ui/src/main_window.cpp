@@ -384,22 +384,47 @@ void MainWindow::applyOverlays() {
     if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
   }
   scene_->setMarked(differs, GraphScene::Differs);
-  QHash<QString, double> heat;
-  if (timeAction_->isChecked()) {
-    QHash<QString, double> seconds;
-    double most = 0;
-    for (const auto& node : session_->graph().nodes()) {
-      if (node->meta().seconds <= 0) continue;
-      const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
-      if (id.isEmpty()) continue;
-      seconds[id] += node->meta().seconds;
-      most = std::max(most, seconds[id]);
-    }
-    for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
-  }
+  const QHash<QString, double> heat = timeFractions();
   scene_->setHeat(heat);
   scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
   scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+  QList<QPair<QString, QColor>> legend;
+  for (const auto& [label, colour] : shownView().legend)
+    legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  view_->setLegend(legend);
+}
+
+QHash<QString, double> MainWindow::timeFractions() const {
+  QHash<QString, double> heat;
+  if (!session_ || !timeAction_->isChecked()) return heat;
+  QHash<QString, double> seconds;
+  double most = 0;
+  for (const auto& node : session_->graph().nodes()) {
+    if (node->meta().seconds <= 0) continue;
+    const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
+    if (id.isEmpty()) continue;
+    seconds[id] += node->meta().seconds;
+    most = std::max(most, seconds[id]);
+  }
+  for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
+  return heat;
+}
+
+ViewGraph MainWindow::shownView() const {
+  if (!session_) return {};
+  ViewGraph view = session_->view;
+  const QHash<QString, double> heat = timeFractions();
+  if (heat.isEmpty()) return view;
+  double slowest = 0;  // seconds of the slowest view node, for the legend
+  for (const auto& node : session_->graph().nodes()) slowest = std::max(slowest, node->meta().seconds);
+  for (ViewNode& n : view.nodes)
+    n.fillColor = GraphScene::heatColor(heat.value(QString::fromStdString(n.id), 0.0)).name().toStdString();
+  // Time replaces the kind colours, so their legend gives way to the time scale.
+  view.legend = {{"time: not measured or fastest", GraphScene::heatColor(0).name().toStdString()},
+                 {"half the slowest", GraphScene::heatColor(0.5).name().toStdString()},
+                 {QString(tr("slowest (%1 ms)")).arg(slowest * 1e3, 0, 'f', 3).toStdString(),
+                  GraphScene::heatColor(1).name().toStdString()}};
+  return view;
 }
 
 void MainWindow::setDepth(int depth) {

@@ -6,6 +6,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMenuBar>
@@ -74,12 +75,13 @@ void MainWindow::buildMenus() {
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   file->addSeparator();
   file->addAction(tr("&Export picture..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), {},
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), suggestedExportPath(QStringLiteral("svg")),
                                                       tr("SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;DOT (*.dot)"));
     if (!path.isEmpty()) exportTo(path);
   });
   file->addAction(tr("Export &code..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export code"), {}, tr("Python (*.py)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export code"), suggestedExportPath(QStringLiteral("py")), tr("Python (*.py)"));
     if (!path.isEmpty()) exportCode(path);
   });
   file->addSeparator();
@@ -280,10 +282,16 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 // ---- Export ----------------------------------------------------------------------------------
 
+QString MainWindow::suggestedExportPath(const QString& extension) const {
+  if (!session_) return {};
+  const QFileInfo model(QString::fromStdString(session_->traced.model.path));
+  return model.absoluteDir().filePath(model.completeBaseName() + "." + extension);
+}
+
 bool MainWindow::exportTo(const QString& path) {
   if (!session_) return false;
   try {
-    exportView(session_->view, path.toStdString());
+    exportView(shownView(), path.toStdString());  // the picture shown, overlays included
   } catch (const std::exception& e) {
     showError(QString::fromStdString(e.what()), false);
     return false;

@@ -112,6 +112,9 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
     const std::string clusterName = cgraphText(c.id);
     Agraph_t* sub = agsubg(parent, cstr(clusterName.c_str()), 1);
     set(sub, "label", plainLabel({c.title}));
+    // A subgraph starts with its parent's attribute values: without this, the root's labelloc=b
+    // (the legend under the picture) would move every frame's title to its bottom.
+    set(sub, "labelloc", "t");
     set(sub, "style", fx ? "dashed" : "rounded,filled");
     if (!fx) {
       set(sub, "fillcolor", "#F6F8FA");

@@ -32,6 +32,8 @@ class GraphScene : public QGraphicsScene {
   QGraphicsItem* nodeItem(const QString& id) const;
   /// The lines drawn in node `id`'s record fields (fx style), in reading order; empty otherwise.
   QStringList recordText(const QString& id) const;
+  /// Frame titles that do not fit their frame as drawn (none, normally).
+  QStringList clippedFrameTitles() const;
   int nodeCount() const { return nodes_.size(); }
   int edgeCount() const { return edgeCount_; }
   /// Selects view node `id` (and highlights its producers and consumers); "" clears.
@@ -48,6 +50,8 @@ class GraphScene : public QGraphicsScene {
   /// Colours of frames, edges and titles for a dark window background; takes effect at showGraph.
   void setDarkBackground(bool dark) { dark_ = dark; }
 
+  /// The time overlay's fill for `fraction` of the slowest node's time (white to red).
+  static QColor heatColor(double fraction);
   /// The font node labels use; layouts are measured with it.
   static QFont labelFont();
 
@@ -63,6 +67,7 @@ class GraphScene : public QGraphicsScene {
   void setNeighboursHighlighted(const QString& id, bool on);
 
   QHash<QString, NodeItem*> nodes_;
+  QList<QGraphicsItem*> clusters_;
   QHash<QString, QList<QGraphicsItem*>> edgesOf_;
   QHash<QString, QStringList> neighboursOf_;  ///< the other ends of each node's edges
   int edgeCount_ = 0;

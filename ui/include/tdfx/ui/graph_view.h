@@ -1,6 +1,8 @@
 #pragma once
 #include <QGraphicsView>
 
+class QLabel;
+
 namespace tdfx::ui {
 
 /// The graph: zoom with the wheel or Ctrl+= / Ctrl+-, fit with F or Ctrl+0, pan by dragging or arrow keys.
@@ -25,6 +27,9 @@ class GraphView : public QGraphicsView {
   void showStart();
   /// The overview in the corner (created with the view; shown when the graph is larger than the window).
   Minimap* minimap() const { return minimap_; }
+  /// The legend in the view's lower left corner: what each colour means (hidden when empty).
+  void setLegend(const QList<QPair<QString, QColor>>& entries);
+  QStringList legendLabels() const;
   /// Call after the scene's contents change.
   void sceneChanged();
   /// View > Overview: whether the overview may be shown at all.
@@ -39,7 +44,11 @@ class GraphView : public QGraphicsView {
  private:
   void scaleChanged();
 
+  void placeLegend();
+
   Minimap* minimap_ = nullptr;
+  QLabel* legend_ = nullptr;
+  QStringList legendLabels_;
   bool overviewEnabled_ = true;
 };
 

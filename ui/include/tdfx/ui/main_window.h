@@ -52,6 +52,10 @@ class MainWindow : public QMainWindow {
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
+  /// The picture as shown: the view with the overlays on (time colouring, its legend), as exported.
+  ViewGraph shownView() const;
+  /// What File > Export suggests: the model's name with `extension`, beside the model file.
+  QString suggestedExportPath(const QString& extension) const;
   /// Writes the generated Python code atomically.
   bool exportCode(const QString& path);
 
@@ -136,6 +140,8 @@ class MainWindow : public QMainWindow {
   void relayoutCurrent();
   void showSession();
   void applyOverlays();
+  /// Each view node's share of the slowest node's time in the last run (time overlay on only).
+  QHash<QString, double> timeFractions() const;
   void markKeys(const std::vector<NestedKey>& keys);
   /// View nodes that read or write any of `keys` (computing nodes, reads, out-key nodes).
   QSet<QString> viewIdsUsingKeys(const std::vector<NestedKey>& keys) const;

@@ -8,6 +8,8 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/verify_panel.h"
+#include <QTableWidget>
 #include "tdfx/worker/model_worker.h"
 #include "ui/window_driver.h"
 
@@ -64,6 +66,25 @@ int main(int argc, char** argv) {
     w.view()->zoomBy(0.55);  // several matches in sight
     w.findNext(QStringLiteral("relu"));
     ok &= save(w, out.filePath(QStringLiteral("gui-search.png")));
+  }
+  {  // A wrong input shape on vit_b_16: the cause on one line, the traceback behind Details.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/vit_b_16.pt");
+    w.verifyPanel()->inputTable()->item(0, 1)->setText(QStringLiteral("1x3x200x200"));
+    tdfx::ui::verifyAndWait(w);  // fails by design
+    ok &= save(w, out.filePath(QStringLiteral("gui-verify-error.png")));
+  }
+  {  // resnet50 coloured by time after a run, with the legend.
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/resnet50.pt");
+    w.verifyPanel()->inputTable()->item(0, 1)->setText(QStringLiteral("1x3x224x224"));
+    ok &= tdfx::ui::verifyAndWait(w);
+    w.setTimeOverlay(true);
+    ok &= save(w, out.filePath(QStringLiteral("gui-time.png")));
   }
   {  // A model whose traced graph differs from eager: differing nodes in red; the dark theme.
     MainWindow w(false);

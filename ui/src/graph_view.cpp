@@ -111,6 +111,23 @@ void GraphView::fitAll() {
   scaleChanged();
 }
 
+bool GraphView::fitsByWidth() const {
+  if (!scene() || viewport()->width() <= 0) return false;
+  const QRectF r = scene()->sceneRect();
+  const double whole = std::min(viewport()->width() / r.width(), viewport()->height() / r.height());
+  return r.width() * whole < 0.25 * viewport()->width();  // fitted whole, it would fill under a quarter
+}
+
+void GraphView::fit() {
+  if (!fitsByWidth()) return fitAll();
+  const QRectF r = scene()->sceneRect();
+  const double s = std::min(1.0, viewport()->width() / r.width());
+  resetTransform();
+  scale(s, s);
+  centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
+  scaleChanged();
+}
+
 void GraphView::showStart() {
   fitAll();
   constexpr double kReadable = 0.5;  // below this scale labels are hard to read
@@ -135,7 +152,7 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
   const bool ctrl = event->modifiers() & Qt::ControlModifier;
-  if ((event->key() == Qt::Key_F && !ctrl) || (ctrl && event->key() == Qt::Key_0)) return fitAll();
+  if ((event->key() == Qt::Key_F && !ctrl) || (ctrl && event->key() == Qt::Key_0)) return fit();
   if (ctrl && (event->key() == Qt::Key_Equal || event->key() == Qt::Key_Plus)) return zoomBy(1.25);
   if (ctrl && event->key() == Qt::Key_Minus) return zoomBy(0.8);
   QGraphicsView::keyPressEvent(event);  // arrow keys scroll

@@ -1,6 +1,7 @@
 #include "tdfx/ui/main_window.h"
 
 #include <QDockWidget>
+#include <QGraphicsItem>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
@@ -9,6 +10,7 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QStatusBar>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBlock>
@@ -66,7 +68,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
       highlighter_(new PythonHighlighter(code_->document())), inspector_(readOnlyText(this, false)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
       progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
-      matchCount_(new QLabel(this)), searchTimer_(new QTimer(this)) {
+      matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   view_->setScene(scene_);
@@ -112,6 +114,18 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   regexAction_->setCheckable(true);
   regexAction_->setToolTip(tr("Search with a regular expression"));
   toolbar->addWidget(matchCount_);
+  toolbar->addSeparator();
+  auto* depthLabel = new QLabel(tr(" Depth "), this);
+  depthLabel->setBuddy(depthBox_);
+  toolbar->addWidget(depthLabel);
+  toolbar->addWidget(depthBox_);
+  depthBox_->setToolTip(tr("Module scopes shown expanded down to this depth; deeper ones are collapsed into one node"));
+  depthBox_->setRange(0, 0);
+  depthBox_->setEnabled(false);
+  depthBox_->setKeyboardTracking(false);  // typing "12" asks for depth 12, not 1 then 12
+  connect(depthBox_, &QSpinBox::valueChanged, this, [this](int depth) {
+    if (session_ && depth != session_->view.depth) setDepth(depth);
+  });
   searchTimer_->setSingleShot(true);
   searchTimer_->setInterval(250);
   connect(searchTimer_, &QTimer::timeout, this, &MainWindow::searchLive);
@@ -239,6 +253,7 @@ void MainWindow::onLoaded() {
   current_.clear();
   resetRunOverlays();
   showSession();
+  syncDepthBox();
   inspector_->clear();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
@@ -332,12 +347,18 @@ void MainWindow::onLaidOut() {
   }
   const auto start = std::chrono::steady_clock::now();
   applyLayout(*session_, std::move(*outcome.layout));
-  showSession();
-  view_->showStart();
+  showSession();  // selects the node selected before, when it is still drawn
+  // The view stays on what the user looks at: the node asked for, else the selection at the same
+  // zoom; only a picture with neither starts again at the top.
   if (!selectAfterLayout_.isEmpty()) {
     selectAndCenter(shownAs(selectAfterLayout_));
     selectAfterLayout_.clear();
+  } else if (QGraphicsItem* selected = scene_->nodeItem(scene_->selectedNode())) {
+    view_->centerOn(selected);
+  } else {
+    view_->showStart();
   }
+  syncDepthBox();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   status_->setText(tr("%1 nodes, %2 edges; layout %3 ms, drawing %4 ms")
                        .arg(scene_->nodeCount())
@@ -345,6 +366,16 @@ void MainWindow::onLaidOut() {
                        .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
                        .arg(ms, 0, 'f', 0));
   Q_EMIT viewChanged();
+}
+
+void MainWindow::syncDepthBox() {
+  const QSignalBlocker blocker(depthBox_);
+  int deepest = 0;
+  if (session_)
+    for (const auto& [scope, depth] : allScopes(session_->graph())) deepest = std::max(deepest, depth);
+  depthBox_->setEnabled(session_ && deepest > 0);
+  depthBox_->setRange(0, deepest);
+  depthBox_->setValue(session_ ? std::min(session_->view.depth, deepest) : 0);
 }
 
 QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {

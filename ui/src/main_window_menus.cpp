@@ -6,9 +6,10 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -88,7 +89,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
-  viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::fitAll);
+  viewMenu->addAction(tr("&Fit"), QKeySequence(Qt::CTRL | Qt::Key_0), view_, &GraphView::fit);
+  viewMenu->addAction(tr("Fit &whole graph"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_0), view_, &GraphView::fitAll);
   viewMenu->addAction(tr("Zoom &in"), QKeySequence::ZoomIn, view_, [this] { view_->zoomBy(1.25); });
   viewMenu->addAction(tr("Zoom &out"), QKeySequence::ZoomOut, view_, [this] { view_->zoomBy(0.8); });
   viewMenu->addSeparator();
@@ -107,10 +109,8 @@ void MainWindow::buildMenus() {
   expandAllAction_ = viewMenu->addAction(tr("E&xpand all"), this, [this](bool on) { setExpandAll(on); });
   expandAllAction_->setCheckable(true);
   viewMenu->addAction(tr("&Collapse to depth..."), this, [this] {
-    bool ok = false;
-    const int depth = QInputDialog::getInt(this, tr("Collapse to depth"), tr("Show module scopes down to depth:"),
-                                           session_ ? session_->view.depth : 1, 0, 100, 1, &ok);
-    if (ok) setDepth(depth);
+    depthBox_->setFocus();  // the toolbar's depth box
+    depthBox_->selectAll();
   });
   viewMenu->addSeparator();
   shapesAction_ = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });

@@ -148,6 +148,29 @@ std::string shortLabel(const Node& n) {
   }
 }
 
+// A node's name inside its frame: "mlp_0" for "encoder_layers_encoder_layer_5_mlp_0" in the frame
+// of encoder.layers.encoder_layer_5, which already names the rest. A module's FX name comes from its
+// target ("0.module.stages.0.fc1" gives "_0_stages_0_fc1"), so the target says which end is local.
+// Unchanged when the name does not end with that part.
+std::string nameInFrame(const Node& n, const std::string& scope) {
+  const std::string& name = n.name();
+  if (scope.empty()) return name;
+  const auto mangled = [](std::string path) {
+    for (char& c : path)
+      if (c == '.') c = '_';
+    return path;
+  };
+  std::string local;
+  if ((n.op() == OpKind::CallModule || n.op() == OpKind::GetAttr) && n.target().size() > scope.size() + 1 &&
+      n.target().compare(0, scope.size() + 1, scope + ".") == 0)
+    local = mangled(n.target().substr(scope.size() + 1));
+  else if (const std::string prefix = mangled(scope) + "_"; name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0)
+    local = name.substr(prefix.size());
+  const bool endsWithLocal = !local.empty() && local.size() < name.size() &&
+                             name.compare(name.size() - local.size(), local.size(), local) == 0;
+  return endsWithLocal ? local : name;
+}
+
 const char* tdfxColor(OpKind op) {
   switch (op) {
     case OpKind::CallModule: return "#FFE9A8";
@@ -335,7 +358,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         v.fillColor = fxColor(n);
       } else {
         const std::string label = shortLabel(n);
-        v.lines = label == n.name() ? std::vector<std::string>{label} : std::vector<std::string>{label, n.name()};
+        const std::string name = nameInFrame(n, chain.empty() ? std::string() : chain.back());
+        v.lines = label == name ? std::vector<std::string>{label} : std::vector<std::string>{label, name};
         v.fillColor = tdfxColor(n.op());
       }
     }
@@ -360,8 +384,11 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     }
   }
 
-  // Edges: producer -> user, once per pair of visible nodes, none inside a collapsed scope.
+  // Edges: producer -> user, once per pair of visible nodes, none inside a collapsed scope. A shape
+  // is written on the first edge of its value only: the same text on each of a producer's edges
+  // would pile up where they leave it.
   std::set<std::pair<std::string, std::string>> seen;
+  std::set<std::string> labelled;
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     const std::string& from = viewId[n.index()];
@@ -370,7 +397,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       const std::string& to = viewId[user->index()];
       if (to.empty() || to == from || !seen.insert({from, to}).second) continue;
       std::string label;
-      if (options.shapes && !fx && !n.meta().outputs.empty()) label = formatTensorMeta(n.meta().outputs[0]);
+      if (options.shapes && !fx && !n.meta().outputs.empty() && labelled.insert(n.name()).second)
+        label = formatTensorMeta(n.meta().outputs[0]);
       view.edges.push_back({from, to, label});
     }
   }
@@ -397,7 +425,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       const Node* producer = values.size() == traced.outKeys.size() ? values[i] : (values.empty() ? nullptr : values[0]);
       if (producer && !viewId[producer->index()].empty()) {
         std::string label;
-        if (options.shapes && !producer->meta().outputs.empty()) label = formatTensorMeta(producer->meta().outputs[0]);
+        if (options.shapes && !producer->meta().outputs.empty() && labelled.insert(producer->name()).second)
+          label = formatTensorMeta(producer->meta().outputs[0]);
         view.edges.push_back({viewId[producer->index()], k.id, label});
       }
       view.nodes.push_back(std::move(k));

@@ -21,7 +21,13 @@ class GraphView : public QGraphicsView {
   void zoomAround(double factor, const QPointF& anchor);
   /// Centres `item`, zooming in first when its label would be too small to read.
   void showItem(const QGraphicsItem* item);
+  /// The whole graph in the window, however small.
   void fitAll();
+  /// Fit (F, Ctrl+0): the whole graph, unless that would be a strip (a deep net is many times
+  /// taller than wide): then the full width from the top, at most at 100 %.
+  void fit();
+  /// Whether fit() would show the width from the top rather than everything.
+  bool fitsByWidth() const;
   /// The first view of a graph: all of it when that is readable, otherwise its start (top, or left
   /// for left-to-right graphs) at a readable scale, the overview showing where that is.
   void showStart();

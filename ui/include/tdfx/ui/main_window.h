@@ -19,6 +19,7 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTableWidget;
+class QSpinBox;
 class QTimer;
 class QToolButton;
 
@@ -98,6 +99,8 @@ class MainWindow : public QMainWindow {
 
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
+  /// The toolbar's depth box: module scopes expanded down to its value.
+  QSpinBox* depthBox() const { return depthBox_; }
   QPlainTextEdit* codeEditor() const { return code_; }
   QPlainTextEdit* graphText() const { return graphText_; }
   QPlainTextEdit* inspector() const { return inspector_; }
@@ -177,6 +180,7 @@ class MainWindow : public QMainWindow {
   QToolButton* cancel_;
   QLineEdit* search_;
   QLabel* matchCount_;
+  QSpinBox* depthBox_;
   QTimer* searchTimer_;
   QAction* regexAction_ = nullptr;
   bool searchRegex_ = false;
@@ -216,6 +220,8 @@ class MainWindow : public QMainWindow {
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
   void onLaidOut();
+  /// Shows the depth of the picture in the toolbar's box (without acting on it).
+  void syncDepthBox();
   bool loading_ = false;
   QString lastError_;
   QStringList recent_;

@@ -1,0 +1,108 @@
+// The picture's options in the window: the depth box, fit for tall graphs, a relayout that keeps
+// the selection in view, one shape label per value, and node names relative to their frame.
+#include <QGraphicsItem>
+#include <QSpinBox>
+#include <gtest/gtest.h>
+#include <map>
+
+#include "support/synthetic_graph.h"
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+bool inSight(const GraphView& view, const QGraphicsItem* item) {
+  return view.mapToScene(view.viewport()->rect()).boundingRect().contains(item->sceneBoundingRect().center());
+}
+
+TEST(ViewOptions, TheDepthBoxShowsAndSetsTheDepth) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  QSpinBox* depth = w.depthBox();
+  EXPECT_TRUE(depth->isEnabled());
+  EXPECT_EQ(depth->value(), w.session()->view.depth);
+  EXPECT_GE(depth->maximum(), 3);
+  const int nodes = w.scene()->nodeCount();
+  ASSERT_TRUE(relayoutAndWait(w, [&] { depth->setValue(0); }));
+  EXPECT_EQ(w.session()->view.depth, 0);
+  EXPECT_LT(w.scene()->nodeCount(), nodes);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));  // one module, no scopes inside: nothing to choose
+  EXPECT_FALSE(w.depthBox()->isEnabled());
+}
+
+TEST(ViewOptions, FitShowsATallGraphByItsWidthFromTheTop) {
+  ViewOptions options;
+  options.hierarchy.expandAll = true;
+  const ViewGraph view = buildView(tdfx::testing::syntheticTransformer(300), options);
+  GraphScene scene;
+  scene.showGraph(view, layoutView(view));
+  GraphView graphView;
+  graphView.setScene(&scene);
+  graphView.resize(1000, 700);
+  graphView.show();
+  ASSERT_GT(scene.sceneRect().height(), 20 * scene.sceneRect().width()) << "a deep net";
+  graphView.fitAll();
+  const double whole = graphView.transform().m11();
+  graphView.fit();
+  EXPECT_TRUE(graphView.fitsByWidth());
+  EXPECT_GT(graphView.transform().m11(), 4 * whole);
+  const QRectF shown = graphView.mapToScene(graphView.viewport()->rect()).boundingRect();
+  EXPECT_LT(shown.top() - scene.sceneRect().top(), 1.0);  // from the top
+  EXPECT_GE(shown.width() + 1, std::min(scene.sceneRect().width(), 1000.0 / graphView.transform().m11()) - 1);
+}
+
+TEST(ViewOptions, ARelayoutKeepsTheSelectionInViewAndEachShapeIsWrittenOnce) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  // A node far from the top, selected and shown.
+  const std::string last = w.session()->view.nodes.back().id;
+  w.findNext(QString::fromStdString(last));
+  ASSERT_EQ(w.scene()->selectedNode().toStdString(), last);
+  ASSERT_TRUE(verifyAndWait(w));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setShapesShown(true); }));
+  ASSERT_EQ(w.scene()->selectedNode().toStdString(), last);
+  EXPECT_TRUE(inSight(*w.view(), w.scene()->nodeItem(QString::fromStdString(last))));
+  // Shapes are on, and no value's shape is written on two of its edges.
+  std::map<std::string, int> labelsFrom;
+  int labels = 0;
+  for (const ViewEdge& e : w.session()->view.edges)
+    if (!e.label.empty()) ++labels, ++labelsFrom[e.from];
+  EXPECT_GT(labels, 5);
+  for (const auto& [from, count] : labelsFrom) {
+    const ViewNode* n = w.session()->view.findNode(from);
+    ASSERT_NE(n, nullptr);
+    if (n->kind != ViewNode::Kind::Collapsed) {  // a collapsed scope sends several values
+      EXPECT_EQ(count, 1) << from;
+    }
+  }
+}
+
+TEST(ViewOptions, NodeNamesAreWrittenRelativeToTheirFrame) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  int shortened = 0;
+  for (const ViewNode& n : w.session()->view.nodes) {
+    if (n.kind != ViewNode::Kind::Op || n.lines.size() < 2 || n.cluster.empty()) continue;
+    const std::string& name = n.lines.back();
+    EXPECT_LE(name.size(), n.id.size());
+    if (name.size() < n.id.size()) {
+      ++shortened;
+      EXPECT_EQ(n.id.substr(n.id.size() - name.size()), name) << "the end of the FX name";
+    }
+  }
+  EXPECT_GT(shortened, 3);
+}
+
+}  // namespace
+}  // namespace tdfx::ui

@@ -163,8 +163,8 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   top->addLayout(settings, 2);
   top->addWidget(resultStack_, 5);
   auto* bottom = new QHBoxLayout;  // QFormLayout drops hidden rows: the busy bar lives here
-  bottom->addWidget(progress_);
   bottom->addWidget(summary_, 1);
+  bottom->addWidget(progress_);
   bottom->addWidget(detailButton_);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);

@@ -78,6 +78,19 @@ TEST(ViewOptions, ARelayoutKeepsTheSelectionInViewAndEachShapeIsWrittenOnce) {
   for (const ViewEdge& e : w.session()->view.edges)
     if (!e.label.empty()) ++labels, ++labelsFrom[e.from];
   EXPECT_GT(labels, 5);
+  // As drawn: no label overlaps another or a node.
+  const QList<QRectF> rects = w.scene()->edgeLabelRects();
+  EXPECT_EQ(rects.size(), labels);
+  for (int i = 0; i < rects.size(); ++i) {
+    for (int j = i + 1; j < rects.size(); ++j)
+      EXPECT_FALSE(rects[i].adjusted(1, 1, -1, -1).intersects(rects[j])) << i << " and " << j;
+    for (const ViewNode& n : w.session()->view.nodes) {
+      const QGraphicsItem* item = w.scene()->nodeItem(QString::fromStdString(n.id));
+      ASSERT_NE(item, nullptr);
+      EXPECT_FALSE(rects[i].adjusted(1, 1, -1, -1).intersects(item->sceneBoundingRect().adjusted(5, 5, -5, -5)))
+          << "label " << i << " over " << n.id;
+    }
+  }
   for (const auto& [from, count] : labelsFrom) {
     const ViewNode* n = w.session()->view.findNode(from);
     ASSERT_NE(n, nullptr);

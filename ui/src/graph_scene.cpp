@@ -19,6 +19,12 @@ QColor colorOf(const std::string& name) { return QColor(QString::fromStdString(c
 constexpr double kTextDetail = 0.35;
 constexpr double kTinyDetail = 0.12;
 
+QFont edgeLabelFont() {
+  QFont font(QStringLiteral("Sans Serif"));
+  font.setPointSizeF(10 * 0.75 * 0.92);  // Graphviz's 10 points in scene units, a little under its estimate
+  return font;
+}
+
 /// An edge: the spline, its arrowhead and its label (shape and dtype), each drawn only when
 /// large enough to see.
 class EdgeItem : public QGraphicsItem {
@@ -27,12 +33,18 @@ class EdgeItem : public QGraphicsItem {
       : path_(std::move(path)), arrow_(std::move(arrow)), label_(std::move(label)), labelPos_(labelPos),
         color_(color), labelColor_(labelColor) {
     bounds_ = path_.boundingRect().united(arrow_.boundingRect());
-    if (!label_.isEmpty())
-      bounds_ = bounds_.united(QRectF(labelPos_, QFontMetricsF(GraphScene::labelFont()).size(0, label_)));
+    if (!label_.isEmpty()) {
+      // Graphviz gives the centre of the space it kept free for the label, sized for 10 points:
+      // the text is drawn centred there at that size, so labels neither drift nor overlap.
+      const QSizeF size = QFontMetricsF(edgeLabelFont()).size(0, label_);
+      labelRect_ = QRectF(labelPos_.x() - size.width() / 2, labelPos_.y() - size.height() / 2, size.width(), size.height());
+      bounds_ = bounds_.united(labelRect_);
+    }
     bounds_.adjust(-2, -2, 2, 2);
     setZValue(-0.5);
   }
   QRectF boundingRect() const override { return bounds_; }
+  const QRectF& labelRect() const { return labelRect_; }
   void setHighlighted(bool on) {
     if (on == highlighted_) return;
     highlighted_ = on;
@@ -56,8 +68,8 @@ class EdgeItem : public QGraphicsItem {
     p->drawPolygon(arrow_);
     if (label_.isEmpty()) return;
     p->setPen(labelColor_);
-    p->setFont(GraphScene::labelFont());
-    p->drawText(QRectF(labelPos_, bounds_.bottomRight()), Qt::AlignLeft | Qt::AlignTop, label_);
+    p->setFont(edgeLabelFont());
+    p->drawText(labelRect_, Qt::AlignCenter, label_);
   }
 
  private:
@@ -65,6 +77,7 @@ class EdgeItem : public QGraphicsItem {
   QPolygonF arrow_;
   QString label_;
   QPointF labelPos_;
+  QRectF labelRect_;
   QColor color_, labelColor_;
   QRectF bounds_;
   bool highlighted_ = false;
@@ -322,7 +335,7 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
       right.setAngle(back.angle() - 25);
       arrow << tip << left.p2() << right.p2();
     }
-    auto* item = new EdgeItem(path, arrow, QString::fromStdString(e.label), QPointF(e.labelPos.x, e.labelPos.y - 6),
+    auto* item = new EdgeItem(path, arrow, QString::fromStdString(e.label), QPointF(e.labelPos.x, e.labelPos.y),
                               QColor(dark_ ? "#A8B3BD" : "#444444"), QColor(dark_ ? "#C0C8D0" : "#555555"));
     addItem(item);
     const QString from = QString::fromStdString(e.from), to = QString::fromStdString(e.to);
@@ -335,6 +348,18 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
 }
 
 QGraphicsItem* GraphScene::nodeItem(const QString& id) const { return nodes_.value(id); }
+
+QList<QRectF> GraphScene::edgeLabelRects() const {
+  QList<QRectF> rects;
+  QSet<const QGraphicsItem*> seen;  // each edge is listed under both of its ends
+  for (const auto& edges : edgesOf_)
+    for (const QGraphicsItem* e : edges)
+      if (!seen.contains(e) && !static_cast<const EdgeItem*>(e)->labelRect().isEmpty()) {
+        seen.insert(e);
+        rects << static_cast<const EdgeItem*>(e)->labelRect();
+      }
+  return rects;
+}
 
 QStringList GraphScene::clippedFrameTitles() const {
   QStringList out;

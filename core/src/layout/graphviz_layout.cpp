@@ -165,7 +165,7 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
     Agedge_t* edge = agedge(g.get(), from->second, to->second, nullptr, 1);
     if (!e.label.empty()) {
       set(edge, "label", plainLabel({e.label}));
-      set(edge, "fontsize", "8");
+      set(edge, "fontsize", "10");
     }
   }
   return g;

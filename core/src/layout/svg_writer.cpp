@@ -97,7 +97,7 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
     out += "<g class=\"edge\"><title>" + xmlEscape(e.from + "->" + e.to) + "</title><path d=\"" + d +
            "\" fill=\"none\" stroke=\"#333\" marker-end=\"url(#arrow)\"/>";
     if (!e.label.empty())
-      out += "<text x=\"" + num(e.labelPos.x) + "\" y=\"" + num(e.labelPos.y) + "\" font-size=\"8\">" + xmlEscape(e.label) + "</text>";
+      out += "<text x=\"" + num(e.labelPos.x) + "\" y=\"" + num(e.labelPos.y) + "\" font-size=\"10\" text-anchor=\"middle\" dominant-baseline=\"central\">" + xmlEscape(e.label) + "</text>";
     out += "</g>\n";
   }
   for (const auto& b : layout.nodes) {

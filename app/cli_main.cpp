@@ -100,7 +100,7 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
 struct ExportFlags {
   std::string model, output, style = "tdfx", rankdir = "TB";
   int depth = -1;
-  bool expandAll = false, shapes = false;
+  bool expandAll = false, shapes = false, checks = false;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
 };
@@ -139,6 +139,7 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   options.style = f.style == "fx" ? tdfx::ViewStyle::Fx : tdfx::ViewStyle::Tdfx;
   options.rankdir = f.rankdir;
   options.shapes = f.shapes;
+  options.checks = f.checks;
   options.hierarchy.expandAll = f.expandAll;
   if (f.depth >= 0) options.hierarchy.depth = f.depth;
   tdfx::ViewGraph view = tdfx::buildView(model.traced, options);
@@ -205,6 +206,8 @@ int runCli(int argc, char** argv) {
   exportCmd->add_flag("--expand-all", x.expandAll, "Expand every module scope")->excludes(depthOpt);
   exportCmd->add_option("--rankdir", x.rankdir, "Layout direction")->check(CLI::IsMember({"TB", "LR"}));
   exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
+  exportCmd->add_flag("--checks", x.checks,
+                      "tdfx style: draw input checks (torch._assert and what only feeds it) instead of a badge");
   exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
   exportCmd->add_option("--seed", x.seed, "With --shapes: seed for the random inputs");
 

@@ -1,4 +1,5 @@
 // Tracing beyond the seed: nesting, key wiring, odd keys, defaults, the Python tool's faults.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,18 @@ TEST(TraceCases, MethodsFunctionsVarargsAndMultipleOutputs) {
                            "to = getitem_2.to(torch.float32);  getitem_2 = None\n"})
     EXPECT_NE(code.find(line), std::string::npos) << "missing: " << line << "\nin:\n" << code;
   EXPECT_EQ(gm.graph().findNode("act")->meta().moduleType, "torch.nn.modules.activation.GELU");
+}
+
+TEST(TraceCases, ModuleAttributesBesideItsConstants) {
+  const GraphModule gm = traceFixture("attention.pt");
+  const Node* attn = gm.graph().findNode("attn");
+  ASSERT_NE(attn, nullptr) << gm.graphText();
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(attn->meta().moduleConstants, (Pairs{{"batch_first", "True"}}));  // FxGraphDrawer's, unchanged
+  const Pairs& attributes = attn->meta().moduleAttributes;
+  for (const auto& expected : Pairs{{"embed_dim", "8"}, {"num_heads", "2"}, {"head_dim", "4"}})
+    EXPECT_NE(std::find(attributes.begin(), attributes.end(), expected), attributes.end()) << expected.first;
+  for (const auto& [name, value] : attributes) EXPECT_TRUE(name != "training" && name[0] != '_') << name;
 }
 
 TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {

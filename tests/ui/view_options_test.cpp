@@ -1,7 +1,9 @@
 // The picture's options in the window: the depth box, fit for tall graphs, a relayout that keeps
 // the selection in view, one shape label per value, and node names relative to their frame.
 #include <QGraphicsItem>
+#include <QPlainTextEdit>
 #include <QSpinBox>
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
 
@@ -115,6 +117,30 @@ TEST(ViewOptions, NodeNamesAreWrittenRelativeToTheirFrame) {
     }
   }
   EXPECT_GT(shortened, 3);
+}
+
+TEST(ViewOptions, InputChecksFoldIntoABadgeUnlessAskedFor) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("checked.pt")));  // torch._assert(x.shape[1] == 6, f"...")
+  const ViewGraph& folded = w.session()->view;
+  for (const char* check : {"_assert", "eq", "format_1", "getitem_1"}) {
+    EXPECT_EQ(folded.findNode(check), nullptr) << check << " is folded";
+    EXPECT_NE(std::find(folded.foldedChecks.begin(), folded.foldedChecks.end(), check), folded.foldedChecks.end()) << check;
+  }
+  // The badge sits on the value checked: the key x.
+  const ViewNode* x = folded.findNode("getitem");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->checkAsserts, 1);
+  EXPECT_EQ(w.scene()->checkBadge(QStringLiteral("getitem")).toStdString(), "\u2713" "1");
+  EXPECT_NE(folded.findNode("fc"), nullptr);
+  // The code keeps every line, and the assert's line selects the node it checks.
+  EXPECT_NE(w.codeEditor()->toPlainText().indexOf(QStringLiteral("torch._assert(")), -1);
+  const int nodes = w.scene()->nodeCount();
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setChecksShown(true); }));
+  EXPECT_NE(w.session()->view.findNode("_assert"), nullptr);
+  EXPECT_TRUE(w.session()->view.foldedChecks.empty());
+  EXPECT_GT(w.scene()->nodeCount(), nodes + 3);
+  EXPECT_TRUE(w.scene()->checkBadge(QStringLiteral("getitem")).isEmpty());
 }
 
 }  // namespace

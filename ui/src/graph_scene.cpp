@@ -138,10 +138,17 @@ class NodeItem : public QGraphicsItem {
     setFlags(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setCacheMode(DeviceCoordinateCache);
-    setToolTip(id_);
+    QString tip = id_;
+    if (!node.checks.empty()) {
+      QStringList names;
+      for (const auto& c : node.checks) names << QString::fromStdString(c);
+      tip += QObject::tr("\nchecked by %1 (View > Show input checks draws them)").arg(names.join(QStringLiteral(", ")));
+      badge_ = node.checkAsserts > 0 ? QStringLiteral("\u2713%1").arg(node.checkAsserts) : QStringLiteral("\u2713");
+    }
+    setToolTip(tip);
     setData(0, id_);
   }
-  QRectF boundingRect() const override { return rect_.adjusted(-5, -5, 5, 5); }  // room for the halo
+  QRectF boundingRect() const override { return rect_.adjusted(-5, -10, 8, 5); }  // room for the halo and badge
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     if (lod < kTinyDetail && !marks_ && !isSelected() && !highlighted_) {  // a far view: a coloured dot
@@ -167,10 +174,26 @@ class NodeItem : public QGraphicsItem {
     else p->drawRoundedRect(rect_, 3, 3);
     if (!fields_.empty()) return paintRecord(p, lod);
     if (lod < kTextDetail) return;  // too small to read
+    if (!badge_.isEmpty()) paintBadge(p);
     p->setFont(GraphScene::labelFont());
     p->setPen(Qt::black);
     p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
   }
+  /// The input checks folded onto this node: a small green tag on its top right corner.
+  void paintBadge(QPainter* p) {
+    QFont font = GraphScene::labelFont();
+    font.setPointSizeF(font.pointSizeF() * 0.85);
+    const QFontMetricsF metrics(font);
+    const QSizeF size(metrics.horizontalAdvance(badge_) + 6, metrics.height() + 1);
+    const QRectF tag(rect_.right() - size.width() + 4, rect_.top() - size.height() / 2, size.width(), size.height());
+    p->setPen(QPen(QColor("#1E8449"), 1.0));
+    p->setBrush(QColor("#D5F5E3"));
+    p->drawRoundedRect(tag, 4, 4);
+    p->setFont(font);
+    p->setPen(QColor("#145A32"));
+    p->drawText(tag, Qt::AlignCenter, badge_);
+  }
+  const QString& badge() const { return badge_; }
   /// FxGraphDrawer's record: the fields Graphviz placed, separated by lines, text justified as
   /// its label asks (\l lines left-aligned).
   void paintRecord(QPainter* p, double lod) {
@@ -264,6 +287,7 @@ class NodeItem : public QGraphicsItem {
   QRectF rect_;
   std::vector<LayoutResult::RecordField> fields_;
   QFont recordFont_;
+  QString badge_;  ///< "✓2": input checks folded onto the node
   QStringList lines_;
   bool highlighted_ = false, hovered_ = false;
   unsigned marks_ = 0;
@@ -366,6 +390,11 @@ QStringList GraphScene::clippedFrameTitles() const {
   for (const QGraphicsItem* item : clusters_)
     if (const auto* c = static_cast<const ClusterItem*>(item); !c->titleFits()) out << c->title();
   return out;
+}
+
+QString GraphScene::checkBadge(const QString& id) const {
+  const NodeItem* item = nodes_.value(id);
+  return item ? item->badge() : QString();
 }
 
 QStringList GraphScene::recordText(const QString& id) const {

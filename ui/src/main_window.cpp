@@ -268,6 +268,7 @@ void MainWindow::onLoaded() {
                        .arg(drawMs, 0, 'f', 0));
   // Style, direction or "expand all" changed while the file loaded: lay it out as now asked.
   if (session_->options.style != options_.style || session_->options.rankdir != options_.rankdir ||
+      session_->options.checks != options_.checks ||
       session_->options.hierarchy.expandAll != options_.hierarchy.expandAll)
     relayoutCurrent();
   // The panels fill in later turns of the event loop, so the graph paints first and no single
@@ -307,8 +308,13 @@ void MainWindow::showSession() {
   const QString selected = scene_->selectedNode();
   scene_->showGraph(session_->view, session_->layout);
   viewIdOfIr_.clear();
-  for (const ViewNode& v : session_->view.nodes)
+  for (const ViewNode& v : session_->view.nodes) {
     for (const std::string& ir : v.irNodes) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
+    // A folded check's line of code selects the node it checks (the first one, if several).
+    for (const std::string& ir : v.checks)
+      if (!viewIdOfIr_.contains(QString::fromStdString(ir)))
+        viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
+  }
   view_->sceneChanged();
   if (!matchedText_.isEmpty()) {  // the matches of the search shown, in the new picture
     matches_ = matchingNodes(matchedText_);
@@ -511,6 +517,12 @@ void MainWindow::collapseScope(const QString& scope) {
   // Show the collapsed module where the selection (the node right-clicked) was.
   if (const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString()); v && !v->irNodes.empty())
     selectAfterLayout_ = QString::fromStdString(v->irNodes.front());
+  relayoutCurrent();
+}
+
+void MainWindow::setChecksShown(bool on) {
+  checksAction_->setChecked(on);
+  options_.checks = on;
   relayoutCurrent();
 }
 

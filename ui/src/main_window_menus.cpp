@@ -116,6 +116,10 @@ void MainWindow::buildMenus() {
   shapesAction_ = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });
   shapesAction_->setCheckable(true);
   shapesAction_->setToolTip(tr("Each value's shape and dtype, from a run on the Verify panel's inputs"));
+  checksAction_ = viewMenu->addAction(tr("Show input &checks"), this, [this](bool on) { setChecksShown(on); });
+  checksAction_->setCheckable(true);
+  checksAction_->setToolTip(tr("Draw torch._assert and the nodes that only feed it; off, they fold into a ✓ badge "
+                               "on the node they check (the Code tabs always show them)"));
   timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
   timeAction_->setCheckable(true);
   QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) { view_->setOverviewEnabled(on); });

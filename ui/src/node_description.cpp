@@ -32,6 +32,7 @@ std::string describeNode(const Node& n, const PythonCode& code) {
   if (m.tensordictKey) s += "tensordict key: " + keyToString(*m.tensordictKey) + "\n";
   if (!m.modulePath.empty()) s += "module: " + m.modulePath + " (" + m.moduleType + ")\n";
   for (const auto& [k, v] : m.moduleConstants) s += "  " + k + ": " + v + "\n";
+  for (const auto& [k, v] : m.moduleAttributes) s += "  " + k + ": " + v + "\n";
   for (const ParameterInfo& p : m.parameters) {
     int64_t count = 1;
     for (int64_t d : p.shape) count *= d;

@@ -271,6 +271,31 @@ int autoDepth(const std::vector<std::vector<std::string>>& chains, int maxVisibl
   return best;
 }
 
+// By node index: whether the node is an input check. Checks are torch._assert calls, values no one
+// uses (the f-string of an assert's message), and the nodes whose every user is a check (size ->
+// getitem -> eq -> _assert). A node that mutates an argument (its TorchScript schema marks it `!`,
+// as aten::append's list) or whose schema is unknown (a module call) is never folded when unused:
+// its effect may be what the graph needs.
+std::vector<bool> inputChecks(const Graph& graph) {
+  std::vector<bool> check(graph.size(), false);
+  const auto& nodes = graph.nodes();
+  // Users come after their producers: one pass from the end sees every user decided.
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const Node& n = **it;
+    if (n.op() == OpKind::Placeholder || n.op() == OpKind::Output) continue;
+    const std::string& schema = n.meta().schema;
+    if (schema.find('!') != std::string::npos) continue;  // mutates: never folded
+    if (n.op() == OpKind::CallFunction && n.target() == "torch._assert") {
+      check[n.index()] = true;
+    } else if (n.users().empty()) {
+      check[n.index()] = !schema.empty();
+    } else {
+      check[n.index()] = std::all_of(n.users().begin(), n.users().end(), [&](const Node* u) { return check[u->index()]; });
+    }
+  }
+  return check;
+}
+
 }  // namespace
 
 int autoDepth(const Graph& graph, int maxVisibleNodes) { return autoDepth(scopeChains(graph), maxVisibleNodes); }
@@ -313,6 +338,9 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
 
   std::vector<std::string> viewId(graph.size());
   std::map<std::string, size_t> collapsedIndex;
+  const bool foldChecks = !fx && !options.checks;
+  const std::vector<bool> isCheck = foldChecks ? inputChecks(graph) : std::vector<bool>();
+  std::vector<const Node*> checkNodes;  // input checks folded away, in graph order
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     // Key reads (a plain module's parameters too) are drawn as keys; the tensordict placeholder is not drawn.
@@ -339,6 +367,10 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       }
       view.nodes[it->second].irNodes.push_back(n.name());
       viewId[n.index()] = view.nodes[it->second].id;
+      continue;
+    }
+    if (foldChecks && isCheck[n.index()]) {
+      checkNodes.push_back(&n);
       continue;
     }
     ViewNode v;
@@ -382,6 +414,33 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         view.nodes.push_back(std::move(w));
       }
     }
+  }
+
+  // A drawn node's badge holds the folded checks that read its value, directly or through other
+  // folded nodes (x -> size -> getitem -> eq -> _assert), in graph order.
+  if (!checkNodes.empty()) {
+    std::map<std::string, size_t> indexOf;
+    for (size_t i = 0; i < view.nodes.size(); ++i) indexOf[view.nodes[i].id] = i;
+    for (const auto& nodePtr : graph.nodes()) {
+      const std::string& id = viewId[nodePtr->index()];
+      if (id.empty()) continue;
+      std::set<const Node*> reached;
+      std::vector<const Node*> stack(nodePtr->users().begin(), nodePtr->users().end());
+      while (!stack.empty()) {
+        const Node* n = stack.back();
+        stack.pop_back();
+        if (!viewId[n->index()].empty() || !isCheck[n->index()] || !reached.insert(n).second) continue;
+        for (const Node* u : n->users()) stack.push_back(u);
+      }
+      if (reached.empty()) continue;
+      ViewNode& guarded = view.nodes[indexOf.at(id)];
+      for (const Node* n : checkNodes)
+        if (reached.count(n) && std::find(guarded.checks.begin(), guarded.checks.end(), n->name()) == guarded.checks.end()) {
+          guarded.checks.push_back(n->name());
+          guarded.checkAsserts += n->op() == OpKind::CallFunction && n->target() == "torch._assert";
+        }
+    }
+    for (const Node* n : checkNodes) view.foldedChecks.push_back(n->name());
   }
 
   // Edges: producer -> user, once per pair of visible nodes, none inside a collapsed scope. A shape

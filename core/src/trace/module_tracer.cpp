@@ -463,6 +463,21 @@ void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
     auto arg = argumentFromIValue(type->getConstant(*slot));
     meta.moduleConstants.emplace_back(name, arg ? formatGraphArgument(*arg) : "?");
   }
+  // Plain attributes, as extra_repr shows them (embed_dim, num_heads): what is not a constant, a
+  // parameter, a buffer or a submodule, and not private.
+  for (size_t i = 0; i < type->numAttributes(); ++i) {
+    const std::string& name = type->getAttributeName(i);
+    if (name.empty() || name[0] == '_' || name == "training" || type->is_parameter(i) || type->is_buffer(i)) continue;
+    const c10::TypePtr& attrType = type->getAttribute(i);
+    const auto kind = attrType->kind();
+    if (kind != c10::TypeKind::IntType && kind != c10::TypeKind::FloatType && kind != c10::TypeKind::BoolType &&
+        kind != c10::TypeKind::StringType && kind != c10::TypeKind::TupleType && kind != c10::TypeKind::ListType)
+      continue;
+    if (auto arg = argumentFromIValue(module._ivalue()->getSlot(i))) {
+      std::string text = formatGraphArgument(*arg);
+      if (text.size() <= 200) meta.moduleAttributes.emplace_back(name, std::move(text));  // not a long list
+    }
+  }
   for (const auto& p : module.named_parameters(/*recurse=*/true))
     meta.parameters.push_back({p.name, p.value.sizes().vec(), p.value.scalar_type(), false});
   for (const auto& b : module.named_buffers(/*recurse=*/true))

@@ -69,6 +69,7 @@ json metaJson(const NodeMeta& m) {
   if (!m.moduleType.empty()) j["module_type"] = m.moduleType;
   if (!m.tdModule.empty()) j["td_module"] = m.tdModule;
   if (!m.moduleConstants.empty()) j["module_constants"] = m.moduleConstants;
+  if (!m.moduleAttributes.empty()) j["module_attributes"] = m.moduleAttributes;
   if (!m.parameters.empty()) {
     json params = json::array();
     for (const ParameterInfo& p : m.parameters) {
@@ -106,13 +107,15 @@ NodeMeta metaFromJson(const json& j, const std::string& where) {
   m.modulePath = Reader::optionalString(j, "module_path", where);
   m.moduleType = Reader::optionalString(j, "module_type", where);
   m.tdModule = Reader::optionalString(j, "td_module", where);
-  if (j.contains("module_constants")) {
-    const json& c = j.at("module_constants");
-    const std::string w = where + ".module_constants";
+  for (const auto& [field, pairs] : {std::pair{"module_constants", &m.moduleConstants},
+                                      std::pair{"module_attributes", &m.moduleAttributes}}) {
+    if (!j.contains(field)) continue;
+    const json& c = j.at(field);
+    const std::string w = where + "." + field;
     if (!c.is_array()) Reader::fail(w, "expected a list of [name, value] pairs");
     for (size_t i = 0; i < c.size(); ++i) {
       if (!c[i].is_array() || c[i].size() != 2) Reader::fail(w + "[" + std::to_string(i) + "]", "expected [name, value]");
-      m.moduleConstants.emplace_back(Reader::string(c[i][0], w), Reader::string(c[i][1], w));
+      pairs->emplace_back(Reader::string(c[i][0], w), Reader::string(c[i][1], w));
     }
   }
   if (j.contains("parameters")) {

@@ -49,6 +49,10 @@ struct NodeMeta {
   std::string tdModule;
   /// call_module: the module's constants as Python prints them ({"in_features", "100"}, ...).
   std::vector<std::pair<std::string, std::string>> moduleConstants;
+  /// call_module: the module's other plain attributes (ints, floats, bools, strings and tuples of
+  /// them; not private ones nor `training`), as Python prints them: MultiheadAttention's embed_dim
+  /// and num_heads. Shown by the inspector; FxGraphDrawer's labels show the constants only.
+  std::vector<std::pair<std::string, std::string>> moduleAttributes;
   /// call_module: the module's parameters and buffers.
   std::vector<ParameterInfo> parameters;
   std::string sourceFile;  ///< from the TorchScript debug info, empty when the archive has none

@@ -36,6 +36,10 @@ struct ViewOptions {
   ViewStyle style = ViewStyle::Tdfx;
   std::string rankdir = "TB";  ///< "TB" or "LR"
   bool shapes = false;         ///< show recorded output shapes (edges in tdfx style, labels in fx)
+  /// tdfx style: draw input checks (torch._assert, the nodes that only feed it, and other values
+  /// no output depends on). Off: they are folded into a badge on the node whose value they check.
+  /// The fx style always draws every node, as FxGraphDrawer does.
+  bool checks = false;
   HierarchyState hierarchy;
 };
 
@@ -51,6 +55,8 @@ struct ViewNode {
   std::string cluster;             ///< innermost cluster id, "" for none
   std::vector<std::string> irNodes;  ///< IR nodes this view node stands for
   std::string scope;                 ///< Collapsed: the scope path
+  std::vector<std::string> checks;   ///< IR nodes of the input checks folded onto this node (its badge)
+  int checkAsserts = 0;              ///< how many of `checks` are torch._assert calls
   double fixedWidth = 0, fixedHeight = 0;  ///< points; when set, used instead of measured text
 };
 
@@ -77,6 +83,7 @@ struct ViewGraph {
   std::vector<ViewCluster> clusters;
   std::vector<std::pair<std::string, std::string>> legend;  ///< (label, colour) pairs, tdfx style
   int depth = 0;                                            ///< the hierarchy depth shown
+  std::vector<std::string> foldedChecks;  ///< every IR node folded away as an input check
 
   const ViewNode* findNode(const std::string& id) const;
 };

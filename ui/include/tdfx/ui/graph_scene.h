@@ -32,6 +32,8 @@ class GraphScene : public QGraphicsScene {
   QGraphicsItem* nodeItem(const QString& id) const;
   /// The lines drawn in node `id`'s record fields (fx style), in reading order; empty otherwise.
   QStringList recordText(const QString& id) const;
+  /// The badge of input checks drawn on node `id` ("✓2"), empty for none.
+  QString checkBadge(const QString& id) const;
   /// Where each edge label is drawn (scene coordinates).
   QList<QRectF> edgeLabelRects() const;
   /// Frame titles that do not fit their frame as drawn (none, normally).

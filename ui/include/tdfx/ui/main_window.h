@@ -91,6 +91,9 @@ class MainWindow : public QMainWindow {
   void setExpandAll(bool on);
   /// Edge labels with each value's shape and dtype (needs a verify run; runs one when none was made).
   void setShapesShown(bool on);
+  /// View > Show input checks: draw torch._assert and what only feeds it (off: a badge on the
+  /// node they check).
+  void setChecksShown(bool on);
   /// Colours nodes by their time in the last verify run.
   void setTimeOverlay(bool on);
   void setTheme(Theme theme);
@@ -188,6 +191,7 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QAction* shapesAction_ = nullptr;
   QAction* timeAction_ = nullptr;
+  QAction* checksAction_ = nullptr;
   QAction* expandAllAction_ = nullptr;
   QAction* lrAction_ = nullptr;
   QAction* fxStyleAction_ = nullptr;

@@ -2,6 +2,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QPlainTextEdit>
+#include <QTextBrowser>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QTextBrowser>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>

@@ -14,6 +14,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBlock>
+#include <QTextBrowser>
+#include <QUrl>
 #include <QToolBar>
 #include <QSignalBlocker>
 #include <QTimer>
@@ -65,7 +67,7 @@ QPlainTextEdit* readOnlyText(QWidget* parent, bool monospace) {
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(readOnlyText(this, true)), graphText_(readOnlyText(this, true)),
-      highlighter_(new PythonHighlighter(code_->document())), inspector_(readOnlyText(this, false)),
+      highlighter_(new PythonHighlighter(code_->document())), inspector_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
       progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
       matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
@@ -73,12 +75,13 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   setAcceptDrops(true);
   view_->setScene(scene_);
   setCentralWidget(view_);
-  inspector_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  inspector_->setOpenLinks(false);  // links go to nodes, frames and code lines of this window
+  connect(inspector_, &QTextBrowser::anchorClicked, this, &MainWindow::followInspectorLink);
 
-  auto* codeTabs = new QTabWidget(this);
-  codeTabs->addTab(code_, tr("Python code"));
-  codeTabs->addTab(graphText_, tr("FX graph"));
-  QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), codeTabs, Qt::RightDockWidgetArea);
+  codeTabs_ = new QTabWidget(this);
+  codeTabs_->addTab(code_, tr("Python code"));
+  codeTabs_->addTab(graphText_, tr("FX graph"));
+  QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), codeTabs_, Qt::RightDockWidgetArea);
   addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
   QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
   QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
@@ -565,16 +568,13 @@ void MainWindow::showNode(const QString& id) {
     const ViewNode* v = session_->view.findNode(id.toStdString());
     QString text = id;
     if (v && v->kind == ViewNode::Kind::Collapsed)
-      text = tr("module scope %1 (collapsed)\n%2 node(s); double-click to expand")
-                 .arg(QString::fromStdString(v->scope))
-                 .arg(v->irNodes.size());
+      text = describeScope(*v, g, session_->traced.traced.scopeTypes);
     else if (v && v->kind == ViewNode::Kind::Key)
       text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
     inspector_->setPlainText(text);
     return;
   }
-  inspector_->setPlainText(
-      QString::fromStdString(describeNode(*node, session_->traced.code)));
+  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code));
   // Scroll the code to the node's statement and highlight it.
   const auto& lines = session_->traced.code.nodeLines;
   auto it = lines.find(node->name());
@@ -589,6 +589,42 @@ void MainWindow::showNode(const QString& id) {
   line.format.setProperty(QTextFormat::FullWidthSelection, true);
   line.cursor = cursor;
   code_->setExtraSelections({line});
+  code_->centerCursor();
+}
+
+void MainWindow::openInspectorLink(const QString& href) { followInspectorLink(QUrl(href)); }
+
+void MainWindow::followInspectorLink(const QUrl& url) {
+  if (!session_) return;
+  const QString target = url.toString(QUrl::FullyDecoded).section(':', 1);
+  const QString kind = url.scheme();
+  if (kind == QStringLiteral("node")) {
+    selectAndCenter(shownAs(target));
+  } else if (kind == QStringLiteral("code")) {
+    showCodeLine(target.toInt());
+  } else if (kind == QStringLiteral("scope")) {
+    // Collapsed: its node. Expanded: its frame, fitted in the window (at most at 100 %).
+    const QString collapsed = QStringLiteral("scope:") + target;
+    if (scene_->nodeItem(collapsed)) return selectAndCenter(collapsed);
+    for (const auto& c : session_->layout.clusters)
+      if (c.id == "cluster_" + target.toStdString()) {
+        const QRectF frame(c.x, c.y, c.width, c.height);
+        view_->fitInView(frame.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+        if (view_->transform().m11() > 1.0) {  // a small frame: at 100 %, not magnified
+          view_->setTransform(QTransform());
+          view_->centerOn(frame.center());
+        }
+        view_->sceneChanged();
+        return;
+      }
+  }
+}
+
+void MainWindow::showCodeLine(int line) {
+  codeTabs_->setCurrentWidget(code_);
+  const QTextBlock block = code_->document()->findBlockByNumber(line - 1);
+  if (!block.isValid()) return;
+  code_->setTextCursor(QTextCursor(block));  // selects the node of that line, as a click does
   code_->centerCursor();
 }
 

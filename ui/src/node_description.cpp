@@ -1,6 +1,13 @@
 #include "node_description.h"
 
+#include <QRegularExpression>
+#include <QStringList>
+#include <c10/core/ScalarType.h>
 #include <cstdio>
+#include <set>
+#include <unordered_map>
+
+#include <QObject>
 
 #include "tdfx/ir/graph_printer.h"
 
@@ -65,6 +72,112 @@ std::string describeNode(const Node& n, const PythonCode& code) {
     }
   }
   return s;
+}
+
+namespace {
+
+QString link(const QString& href, const QString& text) {
+  return QStringLiteral("<a href=\"%1\">%2</a>").arg(href.toHtmlEscaped(), text.toHtmlEscaped());
+}
+
+// "%name" references in printed args, each a link to its node.
+QString linkNodeRefs(const QString& text) {
+  static const QRegularExpression ref(QStringLiteral("%([A-Za-z_][A-Za-z0-9_]*)"));
+  QString out;
+  qsizetype at = 0;
+  for (auto it = ref.globalMatch(text); it.hasNext();) {
+    const auto m = it.next();
+    out += text.mid(at, m.capturedStart() - at).toHtmlEscaped();
+    out += link(QStringLiteral("node:") + m.captured(1), m.captured(0));
+    at = m.capturedEnd();
+  }
+  return out + text.mid(at).toHtmlEscaped();
+}
+
+QString bytesText(double bytes) {
+  if (bytes >= 1 << 20) return QStringLiteral("%1 MiB").arg(bytes / (1 << 20), 0, 'f', 1);
+  if (bytes >= 1 << 10) return QStringLiteral("%1 KiB").arg(bytes / (1 << 10), 0, 'f', 1);
+  return QStringLiteral("%1 bytes").arg(bytes);
+}
+
+}  // namespace
+
+QString describeNodeHtml(const Node& node, const PythonCode& code) {
+  const auto line = code.nodeLines.find(node.name());
+  const QString codeLine = line == code.nodeLines.end() ? QString() : QStringLiteral("code:%1").arg(line->second);
+  QStringList out;
+  for (const QString& text : QString::fromStdString(describeNode(node, code)).split('\n', Qt::SkipEmptyParts)) {
+    if (text.startsWith(QStringLiteral("args: ")) || text.startsWith(QStringLiteral("kwargs:"))) {
+      out << linkNodeRefs(text);
+    } else if (text.startsWith(QStringLiteral("users:"))) {
+      QString users = QStringLiteral("users:");
+      for (const Node* u : node.users()) users += " " + link(QStringLiteral("node:") + QString::fromStdString(u->name()), QString::fromStdString(u->name()));
+      out << users;
+    } else if (text.startsWith(QStringLiteral("module: ")) && !node.meta().modulePath.empty()) {
+      const QString path = QString::fromStdString(node.meta().modulePath);
+      out << QStringLiteral("module: ") + link(QStringLiteral("scope:") + path, path) +
+                 text.mid(8 + path.size()).toHtmlEscaped();
+    } else if ((text.startsWith(QStringLiteral("code line ")) || text.startsWith(QStringLiteral("source: "))) &&
+               !codeLine.isEmpty()) {
+      const qsizetype colon = text.indexOf(QStringLiteral(": "));
+      out << link(codeLine, text.left(colon)) + text.mid(colon).toHtmlEscaped();
+    } else {
+      out << text.toHtmlEscaped();
+    }
+  }
+  return QStringLiteral("<div style=\"white-space: pre-wrap\">") + out.join(QStringLiteral("<br>")) + QStringLiteral("</div>");
+}
+
+QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes) {
+  std::unordered_map<std::string, const Node*> byName;
+  for (const auto& n : graph.nodes()) byName.emplace(n->name(), n.get());
+  std::set<const Node*> inside;
+  for (const std::string& name : scope.irNodes)
+    if (auto it = byName.find(name); it != byName.end()) inside.insert(it->second);
+  int64_t values = 0;
+  double bytes = 0;
+  std::map<std::string, int> types;
+  std::set<const Node*> entering;
+  QStringList outputs;
+  for (const Node* n : inside) {
+    for (const ParameterInfo& p : n->meta().parameters) {
+      int64_t count = 1;
+      for (int64_t d : p.shape) count *= d;
+      values += count;
+      if (p.dtype != c10::ScalarType::Undefined) bytes += static_cast<double>(count) * static_cast<double>(c10::elementSize(p.dtype));
+    }
+    if (n->op() == OpKind::CallModule) {
+      const std::string& type = n->meta().moduleType;
+      ++types[type.substr(type.rfind('.') + 1)];
+    }
+    for (const Node* u : n->users())
+      if (!inside.count(u)) {  // a value leaving the scope
+        outputs << QString::fromStdString(n->name()) + ": " +
+                       (n->meta().outputs.empty() ? QStringLiteral("shape after a run")
+                                                  : QString::fromStdString(formatTensorMeta(n->meta().outputs[0])));
+        break;
+      }
+  }
+  for (const auto& other : graph.nodes())
+    if (!inside.count(other.get()))
+      for (const Node* u : other->users())
+        if (inside.count(u)) entering.insert(other.get());
+  QStringList inputs;
+  for (const Node* n : entering)
+    inputs << QString::fromStdString(n->name()) + ": " +
+                  (n->meta().outputs.empty() ? QStringLiteral("shape after a run")
+                                             : QString::fromStdString(formatTensorMeta(n->meta().outputs[0])));
+  QStringList children;
+  for (const auto& [type, count] : types) children << QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(type)).arg(count);
+  const auto type = scopeTypes.find(scope.scope);
+  QString text = QObject::tr("module scope %1 (collapsed; double-click to expand)\n").arg(QString::fromStdString(scope.scope));
+  if (type != scopeTypes.end()) text += QObject::tr("type: %1\n").arg(QString::fromStdString(type->second));
+  text += QObject::tr("%1 node(s) inside\n").arg(scope.irNodes.size());
+  text += QObject::tr("parameters and buffers: %1 values, %2\n").arg(values).arg(bytesText(bytes));
+  if (!inputs.isEmpty()) text += QObject::tr("inputs:\n  %1\n").arg(inputs.join(QStringLiteral("\n  ")));
+  if (!outputs.isEmpty()) text += QObject::tr("outputs:\n  %1\n").arg(outputs.join(QStringLiteral("\n  ")));
+  if (!children.isEmpty()) text += QObject::tr("modules inside: %1\n").arg(children.join(QStringLiteral(", ")));
+  return text;
 }
 
 }  // namespace tdfx::ui

@@ -1,9 +1,13 @@
 #pragma once
 // The Inspector's text for one IR node.
+#include <QString>
+#include <map>
 #include <string>
 
 #include "tdfx/codegen/python_code.h"
+#include "tdfx/ir/graph.h"
 #include "tdfx/ir/node.h"
+#include "tdfx/layout/view_graph.h"
 
 namespace tdfx::ui {
 
@@ -11,5 +15,13 @@ namespace tdfx::ui {
 /// parameters and buffers (shape, dtype, count and the min / max / mean the model worker read), the
 /// source location and line, the schema, recorded output shapes and time, and the line of code.
 std::string describeNode(const Node& node, const PythonCode& code);
+
+/// describeNode as rich text with links: args and users ("node:NAME"), the module path
+/// ("scope:PATH"), and the source and code lines ("code:LINE").
+QString describeNodeHtml(const Node& node, const PythonCode& code);
+
+/// A collapsed module scope: its type, the nodes inside, parameter count and size, the shapes of
+/// the values entering and leaving it after a run, and the modules inside by type, counted.
+QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes);
 
 }  // namespace tdfx::ui

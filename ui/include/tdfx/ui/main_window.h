@@ -19,6 +19,9 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTableWidget;
+class QTabWidget;
+class QUrl;
+class QTextBrowser;
 class QSpinBox;
 class QTimer;
 class QToolButton;
@@ -61,6 +64,8 @@ class MainWindow : public QMainWindow {
   bool exportCode(const QString& path);
 
   void selectNode(const QString& id);
+  /// Follows an inspector link (tests; a click does the same).
+  void openInspectorLink(const QString& href);
   /// Finds the next (or previous) view node after the selection whose label, id, IR nodes,
   /// targets, op kinds, module types or keys contain `text`, case-insensitively; selects and
   /// centres it and marks every match. Returns its id, or "" when nothing matches.
@@ -106,7 +111,7 @@ class MainWindow : public QMainWindow {
   QSpinBox* depthBox() const { return depthBox_; }
   QPlainTextEdit* codeEditor() const { return code_; }
   QPlainTextEdit* graphText() const { return graphText_; }
-  QPlainTextEdit* inspector() const { return inspector_; }
+  QTextBrowser* inspector() const { return inspector_; }
   KeysPanel* keysPanel() const { return keys_; }
   VerifyPanel* verifyPanel() const { return verify_; }
   QTableWidget* verifyTable() const;
@@ -143,6 +148,11 @@ class MainWindow : public QMainWindow {
   void onVerified(const VerifyRun& run);
   void showNode(const QString& id);
   void onCodeCursorMoved();
+  /// A link in the inspector: node:NAME selects it, scope:PATH shows that module, code:LINE opens
+  /// the code at that line.
+  void followInspectorLink(const QUrl& url);
+  /// Puts the Python code's cursor on `line` (1-based) and shows the Code tab.
+  void showCodeLine(int line);
   void relayoutCurrent();
   void showSession();
   void applyOverlays();
@@ -173,9 +183,10 @@ class MainWindow : public QMainWindow {
   GraphScene* scene_;
   GraphView* view_;
   QPlainTextEdit* code_;
+  QTabWidget* codeTabs_ = nullptr;
   QPlainTextEdit* graphText_;
   PythonHighlighter* highlighter_;
-  QPlainTextEdit* inspector_;
+  QTextBrowser* inspector_;
   KeysPanel* keys_;
   VerifyPanel* verify_;
   QLabel* status_;

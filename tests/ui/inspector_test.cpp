@@ -1,0 +1,72 @@
+// The inspector: links to nodes, frames and code lines; what a collapsed module holds.
+#include <QGraphicsItem>
+#include <QPlainTextEdit>
+#include <QTextBrowser>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+TEST(Inspector, ArgsUsersModuleAndCodeLineAreLinks) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  w.selectNode(QStringLiteral("relu"));
+  const QString html = w.inspector()->toHtml();
+  EXPECT_TRUE(html.contains(QStringLiteral("href=\"node:_0_fc1\""))) << "an arg";
+  EXPECT_TRUE(html.contains(QStringLiteral("href=\"node:_0_fc2\""))) << "a user";
+  const int reluLine = w.session()->code().nodeLines.at("relu");
+  EXPECT_TRUE(html.contains(QStringLiteral("href=\"code:%1\"").arg(reluLine)));
+  // Following them: the arg's node, then the code line of another node selects that node.
+  w.openInspectorLink(QStringLiteral("node:_0_fc1"));
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "_0_fc1");
+  w.openInspectorLink(QStringLiteral("code:%1").arg(w.session()->code().nodeLines.at("softmax")));
+  EXPECT_EQ(w.codeEditor()->textCursor().blockNumber() + 1, w.session()->code().nodeLines.at("softmax"));
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "softmax");
+  // The module path of a call_module links to its scope.
+  w.selectNode(QStringLiteral("_0_fc1"));
+  EXPECT_TRUE(w.inspector()->toHtml().contains(QStringLiteral("href=\"scope:")));
+}
+
+TEST(Inspector, AModuleLinkShowsItsFrameAndACollapsedModuleSaysWhatItHolds) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  w.view()->resetTransform();
+  w.view()->scale(0.1, 0.1);
+  w.openInspectorLink(QStringLiteral("scope:0.module.stages.1"));
+  const QRectF shown = w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect();
+  bool found = false;
+  for (const auto& c : w.session()->layout.clusters)
+    if (c.id == "cluster_0.module.stages.1") {
+      found = true;
+      EXPECT_TRUE(shown.contains(QRectF(c.x, c.y, c.width, c.height)));
+      EXPECT_GT(w.view()->transform().m11(), 0.1);
+    }
+  EXPECT_TRUE(found);
+
+  // Collapsed: type, contents, parameters, and the modules inside by type.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.collapseScope(QStringLiteral("0.module.stages.1")); }));
+  w.selectNode(QStringLiteral("scope:0.module.stages.1"));
+  const std::string text = w.inspector()->toPlainText().toStdString();
+  EXPECT_NE(text.find("type: "), std::string::npos) << text;
+  // Stage(8, 3): three blocks of two Linear(8, 8) and a LayerNorm(8): 6 * 72 + 16 values.
+  EXPECT_NE(text.find("parameters and buffers: 448 values, 1.8 KiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("LayerNorm \u00d71, Linear \u00d76"), std::string::npos) << text;
+  EXPECT_NE(text.find("inputs:"), std::string::npos) << text;
+  EXPECT_NE(text.find("outputs:"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace tdfx::ui

@@ -68,5 +68,20 @@ TEST(Inspector, AModuleLinkShowsItsFrameAndACollapsedModuleSaysWhatItHolds) {
   EXPECT_NE(text.find("outputs:"), std::string::npos) << text;
 }
 
+TEST(Inspector, TheModelPanelSaysWhatTheFileIsAndHolds) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  std::string text = w.modelPanel()->toPlainText().toStdString();
+  for (const char* part : {"seed_sequential.pt", "tdfx archive", "torch.jit.script",
+                           "5,560 values in 4 tensors",  // Linear(100, 50) and Linear(50, 10)
+                           "(input, x) [32, 100] float32", "shapes after a run"})
+    EXPECT_NE(text.find(part), std::string::npos) << part << " in\n" << text;
+  ASSERT_TRUE(verifyAndWait(w));
+  text = w.modelPanel()->toPlainText().toStdString();
+  EXPECT_NE(text.find("(output, probabilities) [32, 10] float32"), std::string::npos) << text;
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  EXPECT_NE(w.modelPanel()->toPlainText().toStdString().find("plain TorchScript archive"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tdfx::ui

@@ -23,6 +23,7 @@
 #include <QtConcurrent/QtConcurrent>
 
 #include "error_text.h"
+#include "model_summary_text.h"
 #include "node_description.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
@@ -67,7 +68,7 @@ QPlainTextEdit* readOnlyText(QWidget* parent, bool monospace) {
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(readOnlyText(this, true)), graphText_(readOnlyText(this, true)),
-      highlighter_(new PythonHighlighter(code_->document())), inspector_(new QTextBrowser(this)),
+      highlighter_(new PythonHighlighter(code_->document())), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
       progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
       matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
@@ -82,7 +83,10 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   codeTabs_->addTab(code_, tr("Python code"));
   codeTabs_->addTab(graphText_, tr("FX graph"));
   QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), codeTabs_, Qt::RightDockWidgetArea);
-  addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
+  QDockWidget* inspectorDock = addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
+  QDockWidget* modelDock = addDock(this, tr("Model"), QStringLiteral("model"), modelPanel_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(inspectorDock, modelDock);  // the inspector in front; the Model tab beside it
+  inspectorDock->raise();
   QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
   QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
   // The graph gets most of the window; restoreSettings() may replace these sizes.
@@ -258,6 +262,7 @@ void MainWindow::onLoaded() {
   showSession();
   syncDepthBox();
   inspector_->clear();
+  showModelSummary();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
   view_->showStart();
@@ -289,6 +294,11 @@ void MainWindow::onLoaded() {
       Q_EMIT modelLoaded();
     });
   });
+}
+
+void MainWindow::showModelSummary() {
+  if (session_) modelPanel_->setHtml(modelSummaryHtml(*session_, report_.get()));
+  else modelPanel_->clear();
 }
 
 void MainWindow::showError(const QString& message, bool failedLoad) {
@@ -651,6 +661,7 @@ void MainWindow::onVerified(const VerifyRun& run) {
     return;
   }
   report_ = run.report;
+  showModelSummary();  // the output shapes of this run
   layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
   try {
     // The verify worker only read the graph; the GUI thread stores the shapes and times.

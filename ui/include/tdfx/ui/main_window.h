@@ -112,6 +112,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* codeEditor() const { return code_; }
   QPlainTextEdit* graphText() const { return graphText_; }
   QTextBrowser* inspector() const { return inspector_; }
+  /// The Model panel: file, format, parameters, keys and shapes.
+  QTextBrowser* modelPanel() const { return modelPanel_; }
   KeysPanel* keysPanel() const { return keys_; }
   VerifyPanel* verifyPanel() const { return verify_; }
   QTableWidget* verifyTable() const;
@@ -187,6 +189,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* graphText_;
   PythonHighlighter* highlighter_;
   QTextBrowser* inspector_;
+  QTextBrowser* modelPanel_;
+  void showModelSummary();
   KeysPanel* keys_;
   VerifyPanel* verify_;
   QLabel* status_;

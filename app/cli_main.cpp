@@ -18,6 +18,7 @@
 #include "tdfx/runtime/verify.h"
 #include "tdfx/version.h"
 #include "tdfx/worker/graph_format.h"
+#include "tdfx/worker/model_diff.h"
 #include "tdfx/worker/model_worker.h"
 
 namespace {
@@ -151,6 +152,20 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   return 0;
 }
 
+// diff: each model in a worker of its own; the structure and the parameter values compared here.
+struct DiffFlags {
+  std::string a, b;
+  bool exitCode = false;
+};
+
+int runDiff(const DiffFlags& f, const WorkerFlags& w) {
+  tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
+  const tdfx::TracedModel a = openModel(workerA, f.a), b = openModel(workerB, f.b);
+  const tdfx::ModelDiff diff = tdfx::diffModels(a, b, workerA.parameterValues(), workerB.parameterValues());
+  std::cout << tdfx::formatModelDiff(diff, f.a, f.b);
+  return f.exitCode && !diff.identical() ? 3 : 0;
+}
+
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -211,6 +226,12 @@ int runCli(int argc, char** argv) {
   exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
   exportCmd->add_option("--seed", x.seed, "With --shapes: seed for the random inputs");
 
+  DiffFlags d;
+  auto* diffCmd = app.add_subcommand("diff", "Compare two models: nodes added, removed and changed, and every parameter's values");
+  diffCmd->add_option("A", d.a, "The first TorchScript archive (.pt)")->required();
+  diffCmd->add_option("B", d.b, "The second TorchScript archive (.pt)")->required();
+  diffCmd->add_flag("--exit-code", d.exitCode, "Exit with 3 when the models differ (0 when identical)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -220,6 +241,7 @@ int runCli(int argc, char** argv) {
     if (app.got_subcommand(trace)) return runTrace(t, w);
     if (app.got_subcommand(verify)) return runVerify(v, w);
     if (app.got_subcommand(exportCmd)) return runExport(x, w);
+    if (app.got_subcommand(diffCmd)) return runDiff(d, w);
   } catch (const tdfx::Error& e) {
     std::cerr << "tdfx-cli: error: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,9 @@
-// The inspector: links to nodes, frames and code lines; what a collapsed module holds.
+// The inspector (links to nodes, frames and code lines; what a collapsed module holds), the Model
+// panel, and File > Compare.
 #include <QGraphicsItem>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTest>
 #include <QTextBrowser>
 #include <gtest/gtest.h>
 
@@ -81,6 +84,20 @@ TEST(Inspector, TheModelPanelSaysWhatTheFileIsAndHolds) {
   EXPECT_NE(text.find("(output, probabilities) [32, 10] float32"), std::string::npos) << text;
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   EXPECT_NE(w.modelPanel()->toPlainText().toStdString().find("plain TorchScript archive"), std::string::npos);
+}
+
+TEST(Inspector, CompareWithAnotherFileReportsAndMarksTheChangedNodes) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  QSignalSpy done(&w, &MainWindow::compared);
+  w.compareWith(QString::fromStdString(fixture("jit_traced.pt")));  // the same net, other weights
+  for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(done.isEmpty());
+  ASSERT_TRUE(done.first().at(1).toBool()) << done.first().at(0).toString().toStdString();
+  const std::string report = w.lastComparison().toStdString();
+  EXPECT_NE(report.find("~ parameter fc1.weight: values differ, max |delta|"), std::string::npos) << report;
+  EXPECT_EQ(w.searchMatches(), (QStringList{QStringLiteral("fc1"), QStringLiteral("fc2")}));
+  EXPECT_EQ(w.scene()->markedNodes(GraphScene::SearchMatch), w.searchMatches());
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "tdfx/ui/main_window.h"
 
+#include <QDialog>
+#include <QFontDatabase>
 #include <QDockWidget>
+#include <QVBoxLayout>
 #include <QGraphicsItem>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -28,6 +31,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/worker/model_diff.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
@@ -160,6 +164,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
   connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
+  connect(&comparer_, &QFutureWatcher<CompareOutcome>::finished, this, &MainWindow::onCompared);
   layoutPool_.setMaxThreadCount(1);
   loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
@@ -172,6 +177,7 @@ MainWindow::~MainWindow() {
   // are killed, so the jobs waiting on them end at once and the window closes without delay.
   if (loadingWorker_) loadingWorker_->cancel();
   if (session_) session_->worker->cancel();
+  if (compareWorker_) compareWorker_->cancel();
   loadPool_.waitForDone();
   layoutPool_.waitForDone();
 }
@@ -294,6 +300,63 @@ void MainWindow::onLoaded() {
       Q_EMIT modelLoaded();
     });
   });
+}
+
+void MainWindow::compareWith(const QString& path) {
+  if (!session_ || comparer_.isRunning()) return;
+  status_->setText(tr("Comparing with %1 ...").arg(QFileInfo(path).fileName()));
+  const std::shared_ptr<ModelSession> session = session_;
+  const WorkerLimits limits = workerLimits_;
+  const std::string other = path.toStdString();
+  // B opens in a worker of its own; A's values come from the open model's worker.
+  auto workerB = std::make_shared<ModelWorker>(limits);
+  compareWorker_ = workerB;  // closing the window kills it
+  comparer_.setFuture(QtConcurrent::run(&loadPool_, [session, workerB, other]() -> CompareOutcome {
+    try {
+      const TracedModel b = workerB->open(other);
+      if (!session->worker->alive()) session->worker->open(session->traced.model.path);
+      const ModelDiff diff = diffModels(session->traced, b, session->worker->parameterValues(), workerB->parameterValues());
+      const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
+      const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
+      return {QString::fromStdString(formatModelDiff(diff, nameA, nameB)), {}, diff.changedInA, session};
+    } catch (const std::exception& e) {
+      return {{}, QString::fromStdString(e.what()), {}, session};
+    }
+  }));
+}
+
+void MainWindow::onCompared() {
+  const CompareOutcome outcome = comparer_.result();
+  compareWorker_.reset();  // its worker process ends with it
+  if (outcome.session != session_) return;  // another model was opened meanwhile
+  if (!outcome.error.isEmpty()) {
+    showError(outcome.error, false);
+    Q_EMIT compared(outcome.error, false);
+    return;
+  }
+  lastComparison_ = outcome.report;
+  // The changed and removed nodes as search matches: marked, and F3 goes through them.
+  QStringList ids;
+  for (const QString& id : viewIdsOf(outcome.changedInA)) ids << id;
+  ids.sort();
+  matches_ = ids;
+  matchedText_.clear();
+  scene_->setMarked(QSet<QString>(ids.begin(), ids.end()), GraphScene::SearchMatch);
+  matchCount_->setText(tr(" %1 changed ").arg(ids.size()));
+  status_->setText(outcome.report.trimmed().section('\n', -1));
+  if (interactive_) {
+    auto* dialog = new QDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Comparison"));
+    auto* text = new QPlainTextEdit(outcome.report, dialog);
+    text->setReadOnly(true);
+    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(text);
+    dialog->resize(800, 500);
+    dialog->show();
+  }
+  Q_EMIT compared(outcome.report, true);
 }
 
 void MainWindow::showModelSummary() {

@@ -74,6 +74,12 @@ void MainWindow::buildMenus() {
     if (!path.isEmpty()) openFile(path);
   });
   recentMenu_ = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("Co&mpare with..."), this, [this] {
+    if (!session_) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), {},
+                                                      tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
+    if (!path.isEmpty()) compareWith(path);
+  });
   file->addSeparator();
   file->addAction(tr("&Export picture..."), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export picture"), suggestedExportPath(QStringLiteral("svg")),

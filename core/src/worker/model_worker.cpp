@@ -364,6 +364,29 @@ std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs
   return worker::recordsFromJson(answer.at("records"));
 }
 
+std::vector<ParameterValues> ModelWorker::parameterValues() {
+  std::lock_guard<std::mutex> lock(requestMutex_);
+  if (pid_ <= 0) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  const json answer = decode(request(json::to_cbor(json{{"op", "parameter_values"}}), limits_.requestSeconds, "parameter values"));
+  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  std::vector<ParameterValues> out;
+  for (const json& p : answer.at("parameters")) {
+    ParameterValues v;
+    v.name = p.at("name").get<std::string>();
+    v.shape = p.at("shape").get<std::vector<int64_t>>();
+    v.dtype = p.at("dtype").get<std::string>();
+    v.isBuffer = p.at("buffer").get<bool>();
+    if (p.contains("values")) {
+      const auto& bytes = p.at("values").get_binary();
+      if (bytes.size() % sizeof(double) != 0) throw Error("the model worker sent a malformed parameter " + v.name);
+      v.values.resize(bytes.size() / sizeof(double));
+      std::memcpy(v.values.data(), bytes.data(), bytes.size());
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 std::map<std::string, int> ModelWorker::probeSandbox() {
   std::lock_guard<std::mutex> lock(requestMutex_);
   const json answer = decode(request(json::to_cbor(json{{"op", "probe_sandbox"}}), limits_.requestSeconds, "probe"));

@@ -22,6 +22,7 @@
 
 #include "graph_json.h"
 #include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
 #include "tdfx/worker/model_worker.h"
 #include "worker_protocol.h"
 
@@ -185,8 +186,28 @@ struct WorkerState {
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }
 
+  // Every parameter and buffer of the root with its values as doubles (CBOR bytes), for diff.
+  json parameterValues() {
+    const ModelFile& m = openModel();
+    json list = json::array();
+    const auto add = [&](const std::string& name, const at::Tensor& value, bool buffer) {
+      const at::Tensor t = value.detach();
+      json p = {{"name", name}, {"shape", t.sizes().vec()}, {"dtype", dtypeToString(t.scalar_type())}, {"buffer", buffer}};
+      if (t.numel() > 0 && !t.is_complex()) {
+        const at::Tensor d = t.to(at::kDouble).contiguous();
+        const auto* bytes = reinterpret_cast<const uint8_t*>(d.data_ptr<double>());
+        p["values"] = json::binary(std::vector<uint8_t>(bytes, bytes + d.numel() * static_cast<int64_t>(sizeof(double))));
+      }
+      list.push_back(std::move(p));
+    };
+    for (const auto& p : m.root.named_parameters(/*recurse=*/true)) add(p.name, p.value, false);
+    for (const auto& b : m.root.named_buffers(/*recurse=*/true)) add(b.name, b.value, true);
+    return {{"ok", true}, {"parameters", std::move(list)}};
+  }
+
   json answer(const json& req) {
     const std::string op = req.at("op").get<std::string>();
+    if (op == "parameter_values") return parameterValues();
     if (op == "open") return open(req);
     if (op == "verify") return verify(req);
     if (op == "run") return run(req);

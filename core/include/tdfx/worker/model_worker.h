@@ -17,6 +17,7 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
 #include "tdfx/worker/graph_format.h"
+#include "tdfx/worker/model_diff.h"
 
 namespace tdfx {
 
@@ -68,6 +69,9 @@ class ModelWorker {
   WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options);
   /// One recorded run of the traced graph: each node's outputs and time.
   std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed);
+  /// Every parameter and buffer of the open model with its values (for tdfx-cli diff). The answer
+  /// is 8 bytes per value and must fit a 1 GiB frame: about 130 million values.
+  std::vector<ParameterValues> parameterValues();
   /// Kills the worker now (any thread). The request in progress, and any request made until
   /// resetCancel(), throws WorkerCancelled, even one that was about to start a worker.
   void cancel();

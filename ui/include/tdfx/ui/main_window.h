@@ -83,6 +83,11 @@ class MainWindow : public QMainWindow {
   void goBack();
   void goForward();
 
+  /// File > Compare...: compares the open model with `path` (another worker, on a worker thread);
+  /// emits compared with the report. Changed and removed nodes become the search matches, so
+  /// F3 walks through them.
+  void compareWith(const QString& path);
+  QString lastComparison() const { return lastComparison_; }
   /// Runs eager and traced with the Verify panel's inputs (worker thread); emits verified.
   void runVerify();
   /// Expands a collapsed scope node in place (double-click does the same).
@@ -128,6 +133,8 @@ class MainWindow : public QMainWindow {
   void loadFailed(const QString& message);
   void loadCancelled();
   void verified(bool passed);
+  /// A comparison finished: the report (or the error), and whether it ran.
+  void compared(const QString& report, bool ok);
   /// A new picture is shown after a change of style, direction, hierarchy or overlays (laid out
   /// on a worker thread).
   void viewChanged();
@@ -243,6 +250,15 @@ class MainWindow : public QMainWindow {
   void syncDepthBox();
   bool loading_ = false;
   QString lastError_;
+  QString lastComparison_;
+  struct CompareOutcome {
+    QString report, error;
+    std::vector<std::string> changedInA;
+    std::shared_ptr<ModelSession> session;
+  };
+  QFutureWatcher<CompareOutcome> comparer_;
+  std::shared_ptr<ModelWorker> compareWorker_;
+  void onCompared();
   QStringList recent_;
   ViewOptions options_;
   Theme theme_ = Theme::System;

@@ -58,10 +58,7 @@ TEST(MainWindow, ExportsAndKeepsTheModelOnABadFile) {
 
   const int nodes = w.scene()->nodeCount();
   const QString bad = dir.filePath(QStringLiteral("bad.pt"));
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("not a model");
-  f.close();
+  ASSERT_TRUE(writeFile(bad, "not a model"));
   EXPECT_FALSE(openAndWait(w, bad.toStdString()));
   EXPECT_NE(w.lastError().toStdString().find("not a TorchScript archive"), std::string::npos);
   EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the open model is still shown

@@ -191,10 +191,7 @@ TEST(Panels, ABrokenFileIsAnErrorAndTheWindowKeepsItsModelAndWorker) {
   QTemporaryDir dir;
   const QString broken = dir.filePath(QStringLiteral("broken.pt"));
   // An archive that is a zip but whose records are nonsense: the worker reports the error.
-  QFile file(broken);
-  ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-  file.write("PK\x03\x04 this is not a real archive");
-  file.close();
+  ASSERT_TRUE(writeFile(broken, "PK\x03\x04 this is not a real archive"));
   EXPECT_FALSE(openAndWait(w, broken.toStdString()));
   EXPECT_NE(w.lastError().toStdString().find("broken.pt"), std::string::npos) << w.lastError().toStdString();
   ASSERT_NE(w.session(), nullptr);
@@ -296,16 +293,9 @@ TEST(Panels, DarkThemeAboutBoxAndOverview) {
 }
 
 TEST(Panels, ATallGraphOpensReadableAtItsStart) {
-  ViewOptions options;
-  options.hierarchy.expandAll = true;
-  const ViewGraph view = buildView(tdfx::testing::syntheticTransformer(600), options);
-  GraphScene scene;
-  scene.showGraph(view, layoutView(view));
-  GraphView graphView;
-  graphView.setScene(&scene);
-  graphView.resize(1000, 700);
-  graphView.show();
-  graphView.sceneChanged();
+  SyntheticView tall(600, 1000, 700);
+  GraphScene& scene = tall.scene;
+  GraphView& graphView = tall.view;
   graphView.showStart();
   ASSERT_NE(graphView.minimap(), nullptr);
   EXPECT_GE(graphView.transform().m11(), 0.5);  // fitting it all would be far below readable

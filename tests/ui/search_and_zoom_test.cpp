@@ -84,16 +84,10 @@ TEST(SearchAndZoom, GoingToANodeZoomsToAReadableScale) {
 }
 
 TEST(SearchAndZoom, KeyZoomKeepsTheSelectionAndWheelZoomThePointUnderTheCursor) {
-  ViewOptions options;
-  options.hierarchy.expandAll = true;
-  const ViewGraph view = buildView(tdfx::testing::syntheticTransformer(40), options);
-  GraphScene scene;
-  scene.showGraph(view, layoutView(view));
-  GraphView graphView;
-  graphView.setScene(&scene);
-  graphView.resize(200, 400);  // narrower than the graph: there is room to scroll both ways
-  graphView.show();
-  graphView.sceneChanged();
+  SyntheticView narrow(40, 200, 400);  // narrower than the graph: there is room to scroll both ways
+  const ViewGraph& view = narrow.graph;
+  GraphScene& scene = narrow.scene;
+  GraphView& graphView = narrow.view;
   ASSERT_GT(scene.nodeCount(), 40);
   ASSERT_GT(scene.sceneRect().width(), 260);
   // A node in the middle of the graph, selected, shown off-centre.

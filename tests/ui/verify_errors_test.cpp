@@ -73,10 +73,7 @@ TEST(VerifyErrors, AMultiLineLoadErrorKeepsTheStatusBarOneLineTall) {
   const int barHeight = w.statusBar()->height();
   QTemporaryDir dir;
   const QString bad = dir.filePath(QStringLiteral("bad.pt"));
-  QFile f(bad);
-  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-  f.write("not a model");
-  f.close();
+  ASSERT_TRUE(writeFile(bad, "not a model"));
   EXPECT_FALSE(openAndWait(w, bad.toStdString()));
   EXPECT_EQ(w.statusText().indexOf('\n'), -1) << w.statusText().toStdString();
   EXPECT_FALSE(w.statusText().isEmpty());

@@ -40,15 +40,9 @@ TEST(ViewOptions, TheDepthBoxShowsAndSetsTheDepth) {
 }
 
 TEST(ViewOptions, FitShowsATallGraphByItsWidthFromTheTop) {
-  ViewOptions options;
-  options.hierarchy.expandAll = true;
-  const ViewGraph view = buildView(tdfx::testing::syntheticTransformer(300), options);
-  GraphScene scene;
-  scene.showGraph(view, layoutView(view));
-  GraphView graphView;
-  graphView.setScene(&scene);
-  graphView.resize(1000, 700);
-  graphView.show();
+  SyntheticView deep(300, 1000, 700);
+  const GraphScene& scene = deep.scene;
+  GraphView& graphView = deep.view;
   ASSERT_GT(scene.sceneRect().height(), 20 * scene.sceneRect().width()) << "a deep net";
   graphView.fitAll();
   const double whole = graphView.transform().m11();

@@ -1,9 +1,14 @@
 #pragma once
 // Drives the real MainWindow in tests: open a file or run verify and wait for the worker.
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 #include <string>
 
+#include "support/synthetic_graph.h"
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
 
 namespace tdfx::ui {
@@ -32,5 +37,29 @@ bool relayoutAndWait(MainWindow& w, Change change) {
   for (int i = 0; i < 600 && changed.isEmpty(); ++i) QTest::qWait(20);
   return !changed.isEmpty();
 }
+
+/// Writes `bytes` to `path` (a model file that is not one); false when it cannot.
+inline bool writeFile(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+/// A scene and a view, shown, of syntheticTransformer(`layers`) with every scope expanded: a
+/// deep net without a model file.
+struct SyntheticView {
+  ViewGraph graph;
+  GraphScene scene;
+  GraphView view;
+  SyntheticView(int layers, int width, int height) {
+    ViewOptions options;
+    options.hierarchy.expandAll = true;
+    graph = buildView(tdfx::testing::syntheticTransformer(layers), options);
+    scene.showGraph(graph, layoutView(graph));
+    view.setScene(&scene);
+    view.resize(width, height);
+    view.show();
+    view.sceneChanged();
+  }
+};
 
 }  // namespace tdfx::ui

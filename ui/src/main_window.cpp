@@ -302,63 +302,6 @@ void MainWindow::onLoaded() {
   });
 }
 
-void MainWindow::compareWith(const QString& path) {
-  if (!session_ || comparer_.isRunning()) return;
-  status_->setText(tr("Comparing with %1 ...").arg(QFileInfo(path).fileName()));
-  const std::shared_ptr<ModelSession> session = session_;
-  const WorkerLimits limits = workerLimits_;
-  const std::string other = path.toStdString();
-  // B opens in a worker of its own; A's values come from the open model's worker.
-  auto workerB = std::make_shared<ModelWorker>(limits);
-  compareWorker_ = workerB;  // closing the window kills it
-  comparer_.setFuture(QtConcurrent::run(&loadPool_, [session, workerB, other]() -> CompareOutcome {
-    try {
-      const TracedModel b = workerB->open(other);
-      if (!session->worker->alive()) session->worker->open(session->traced.model.path);
-      const ModelDiff diff = diffModels(session->traced, b, session->worker->parameterValues(), workerB->parameterValues());
-      const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
-      const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
-      return {QString::fromStdString(formatModelDiff(diff, nameA, nameB)), {}, diff.changedInA, session};
-    } catch (const std::exception& e) {
-      return {{}, QString::fromStdString(e.what()), {}, session};
-    }
-  }));
-}
-
-void MainWindow::onCompared() {
-  const CompareOutcome outcome = comparer_.result();
-  compareWorker_.reset();  // its worker process ends with it
-  if (outcome.session != session_) return;  // another model was opened meanwhile
-  if (!outcome.error.isEmpty()) {
-    showError(outcome.error, false);
-    Q_EMIT compared(outcome.error, false);
-    return;
-  }
-  lastComparison_ = outcome.report;
-  // The changed and removed nodes as search matches: marked, and F3 goes through them.
-  QStringList ids;
-  for (const QString& id : viewIdsOf(outcome.changedInA)) ids << id;
-  ids.sort();
-  matches_ = ids;
-  matchedText_.clear();
-  scene_->setMarked(QSet<QString>(ids.begin(), ids.end()), GraphScene::SearchMatch);
-  matchCount_->setText(tr(" %1 changed ").arg(ids.size()));
-  status_->setText(outcome.report.trimmed().section('\n', -1));
-  if (interactive_) {
-    auto* dialog = new QDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Comparison"));
-    auto* text = new QPlainTextEdit(outcome.report, dialog);
-    text->setReadOnly(true);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    auto* layout = new QVBoxLayout(dialog);
-    layout->addWidget(text);
-    dialog->resize(800, 500);
-    dialog->show();
-  }
-  Q_EMIT compared(outcome.report, true);
-}
-
 void MainWindow::showModelSummary() {
   if (session_) modelPanel_->setHtml(modelSummaryHtml(*session_, report_.get()));
   else modelPanel_->clear();
@@ -469,77 +412,6 @@ QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) con
   return ids;
 }
 
-void MainWindow::resetRunOverlays() {
-  options_.shapes = false;
-  shapesAction_->setChecked(false);
-  timeAction_->setChecked(false);
-}
-
-QSet<QString> MainWindow::viewIdsUsingKeys(const std::vector<NestedKey>& keys) const {
-  std::vector<std::string> ir;
-  QSet<QString> ids;
-  for (const NestedKey& k : keys) {
-    for (const std::string& n : nodesUsingKey(session_->traced.traced, k)) ir.push_back(n);
-    ids.insert(QString::fromStdString("out:" + keyToString(k)));  // the out-key node, where drawn
-  }
-  return ids.unite(viewIdsOf(ir));
-}
-
-void MainWindow::applyOverlays() {
-  if (!session_) return;
-  // Red: the first differing node, and the nodes computing every out key that differs.
-  QSet<QString> differs;
-  if (report_ && !report_->passed()) {
-    std::vector<NestedKey> differingKeys;
-    for (const KeyComparison& k : report_->keys)
-      if (!k.matches) differingKeys.push_back(k.key);
-    differs = viewIdsUsingKeys(differingKeys);
-    if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
-  }
-  scene_->setMarked(differs, GraphScene::Differs);
-  const QHash<QString, double> heat = timeFractions();
-  scene_->setHeat(heat);
-  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
-  QList<QPair<QString, QColor>> legend;
-  for (const auto& [label, colour] : shownView().legend)
-    legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
-  view_->setLegend(legend);
-}
-
-QHash<QString, double> MainWindow::timeFractions() const {
-  QHash<QString, double> heat;
-  if (!session_ || !timeAction_->isChecked()) return heat;
-  QHash<QString, double> seconds;
-  double most = 0;
-  for (const auto& node : session_->graph().nodes()) {
-    if (node->meta().seconds <= 0) continue;
-    const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
-    if (id.isEmpty()) continue;
-    seconds[id] += node->meta().seconds;
-    most = std::max(most, seconds[id]);
-  }
-  for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
-  return heat;
-}
-
-ViewGraph MainWindow::shownView() const {
-  if (!session_) return {};
-  ViewGraph view = session_->view;
-  const QHash<QString, double> heat = timeFractions();
-  if (heat.isEmpty()) return view;
-  double slowest = 0;  // seconds of the slowest view node, for the legend
-  for (const auto& node : session_->graph().nodes()) slowest = std::max(slowest, node->meta().seconds);
-  for (ViewNode& n : view.nodes)
-    n.fillColor = GraphScene::heatColor(heat.value(QString::fromStdString(n.id), 0.0)).name().toStdString();
-  // Time replaces the kind colours, so their legend gives way to the time scale.
-  view.legend = {{"time: not measured or fastest", GraphScene::heatColor(0).name().toStdString()},
-                 {"half the slowest", GraphScene::heatColor(0.5).name().toStdString()},
-                 {QString(tr("slowest (%1 ms)")).arg(slowest * 1e3, 0, 'f', 3).toStdString(),
-                  GraphScene::heatColor(1).name().toStdString()}};
-  return view;
-}
-
 void MainWindow::setDepth(int depth) {
   options_.hierarchy.expandAll = false;
   options_.hierarchy.depth = depth;
@@ -596,32 +468,6 @@ void MainWindow::collapseScope(const QString& scope) {
   relayoutCurrent();
 }
 
-void MainWindow::setChecksShown(bool on) {
-  checksAction_->setChecked(on);
-  options_.checks = on;
-  relayoutCurrent();
-}
-
-void MainWindow::setShapesShown(bool on) {
-  shapesAction_->setChecked(on);
-  if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
-    options_.shapes = true;
-    runVerify();
-    return;
-  }
-  options_.shapes = on;
-  relayoutCurrent();
-}
-
-void MainWindow::setTimeOverlay(bool on) {
-  timeAction_->setChecked(on);
-  if (on && session_ && !report_) {
-    runVerify();
-    return;
-  }
-  applyOverlays();
-}
-
 // ---- Selection, inspector, code ---------------------------------------------------------------
 
 void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
@@ -662,42 +508,6 @@ void MainWindow::showNode(const QString& id) {
   line.format.setProperty(QTextFormat::FullWidthSelection, true);
   line.cursor = cursor;
   code_->setExtraSelections({line});
-  code_->centerCursor();
-}
-
-void MainWindow::openInspectorLink(const QString& href) { followInspectorLink(QUrl(href)); }
-
-void MainWindow::followInspectorLink(const QUrl& url) {
-  if (!session_) return;
-  const QString target = url.toString(QUrl::FullyDecoded).section(':', 1);
-  const QString kind = url.scheme();
-  if (kind == QStringLiteral("node")) {
-    selectAndCenter(shownAs(target));
-  } else if (kind == QStringLiteral("code")) {
-    showCodeLine(target.toInt());
-  } else if (kind == QStringLiteral("scope")) {
-    // Collapsed: its node. Expanded: its frame, fitted in the window (at most at 100 %).
-    const QString collapsed = QStringLiteral("scope:") + target;
-    if (scene_->nodeItem(collapsed)) return selectAndCenter(collapsed);
-    for (const auto& c : session_->layout.clusters)
-      if (c.id == "cluster_" + target.toStdString()) {
-        const QRectF frame(c.x, c.y, c.width, c.height);
-        view_->fitInView(frame.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
-        if (view_->transform().m11() > 1.0) {  // a small frame: at 100 %, not magnified
-          view_->setTransform(QTransform());
-          view_->centerOn(frame.center());
-        }
-        view_->sceneChanged();
-        return;
-      }
-  }
-}
-
-void MainWindow::showCodeLine(int line) {
-  codeTabs_->setCurrentWidget(code_);
-  const QTextBlock block = code_->document()->findBlockByNumber(line - 1);
-  if (!block.isValid()) return;
-  code_->setTextCursor(QTextCursor(block));  // selects the node of that line, as a click does
   code_->centerCursor();
 }
 

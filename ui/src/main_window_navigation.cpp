@@ -1,6 +1,11 @@
-// MainWindow's navigation: history of selections (back/forward), search with every match marked,
-// and the nodes that read or write the keys selected in the Keys panel.
+// MainWindow's navigation: history of selections (back/forward), the inspector's links, search with
+// every match marked, and the nodes that read or write the keys selected in the Keys panel.
+#include <QGraphicsItem>
 #include <QLabel>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTextBlock>
+#include <QUrl>
 #include <QLineEdit>
 #include <QRegularExpression>
 #include <algorithm>
@@ -42,6 +47,42 @@ void MainWindow::goForward() {
   if (forward_.isEmpty()) return;
   back_ << current_;
   revisit(forward_.takeFirst());
+}
+
+void MainWindow::openInspectorLink(const QString& href) { followInspectorLink(QUrl(href)); }
+
+void MainWindow::followInspectorLink(const QUrl& url) {
+  if (!session_) return;
+  const QString target = url.toString(QUrl::FullyDecoded).section(':', 1);
+  const QString kind = url.scheme();
+  if (kind == QStringLiteral("node")) {
+    selectAndCenter(shownAs(target));
+  } else if (kind == QStringLiteral("code")) {
+    showCodeLine(target.toInt());
+  } else if (kind == QStringLiteral("scope")) {
+    // Collapsed: its node. Expanded: its frame, fitted in the window (at most at 100 %).
+    const QString collapsed = QStringLiteral("scope:") + target;
+    if (scene_->nodeItem(collapsed)) return selectAndCenter(collapsed);
+    for (const auto& c : session_->layout.clusters)
+      if (c.id == "cluster_" + target.toStdString()) {
+        const QRectF frame(c.x, c.y, c.width, c.height);
+        view_->fitInView(frame.adjusted(-20, -20, 20, 20), Qt::KeepAspectRatio);
+        if (view_->transform().m11() > 1.0) {  // a small frame: at 100 %, not magnified
+          view_->setTransform(QTransform());
+          view_->centerOn(frame.center());
+        }
+        view_->sceneChanged();
+        return;
+      }
+  }
+}
+
+void MainWindow::showCodeLine(int line) {
+  codeTabs_->setCurrentWidget(code_);
+  const QTextBlock block = code_->document()->findBlockByNumber(line - 1);
+  if (!block.isValid()) return;
+  code_->setTextCursor(QTextCursor(block));  // selects the node of that line, as a click does
+  code_->centerCursor();
 }
 
 // ---- Search and keys ---------------------------------------------------------------------------

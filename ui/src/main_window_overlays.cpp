@@ -1,0 +1,110 @@
+// MainWindow's overlays: differing nodes, time colouring and its legend, shapes and input checks,
+// and the picture as shown (what File > Export writes).
+#include <QAction>
+#include <algorithm>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/keys_panel.h"
+#include "tdfx/ui/main_window.h"
+
+namespace tdfx::ui {
+
+void MainWindow::resetRunOverlays() {
+  options_.shapes = false;
+  shapesAction_->setChecked(false);
+  timeAction_->setChecked(false);
+}
+
+QSet<QString> MainWindow::viewIdsUsingKeys(const std::vector<NestedKey>& keys) const {
+  std::vector<std::string> ir;
+  QSet<QString> ids;
+  for (const NestedKey& k : keys) {
+    for (const std::string& n : nodesUsingKey(session_->traced.traced, k)) ir.push_back(n);
+    ids.insert(QString::fromStdString("out:" + keyToString(k)));  // the out-key node, where drawn
+  }
+  return ids.unite(viewIdsOf(ir));
+}
+
+void MainWindow::applyOverlays() {
+  if (!session_) return;
+  // Red: the first differing node, and the nodes computing every out key that differs.
+  QSet<QString> differs;
+  if (report_ && !report_->passed()) {
+    std::vector<NestedKey> differingKeys;
+    for (const KeyComparison& k : report_->keys)
+      if (!k.matches) differingKeys.push_back(k.key);
+    differs = viewIdsUsingKeys(differingKeys);
+    if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
+  }
+  scene_->setMarked(differs, GraphScene::Differs);
+  const QHash<QString, double> heat = timeFractions();
+  scene_->setHeat(heat);
+  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+  QList<QPair<QString, QColor>> legend;
+  for (const auto& [label, colour] : shownView().legend)
+    legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  view_->setLegend(legend);
+}
+
+QHash<QString, double> MainWindow::timeFractions() const {
+  QHash<QString, double> heat;
+  if (!session_ || !timeAction_->isChecked()) return heat;
+  QHash<QString, double> seconds;
+  double most = 0;
+  for (const auto& node : session_->graph().nodes()) {
+    if (node->meta().seconds <= 0) continue;
+    const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
+    if (id.isEmpty()) continue;
+    seconds[id] += node->meta().seconds;
+    most = std::max(most, seconds[id]);
+  }
+  for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
+  return heat;
+}
+
+ViewGraph MainWindow::shownView() const {
+  if (!session_) return {};
+  ViewGraph view = session_->view;
+  const QHash<QString, double> heat = timeFractions();
+  if (heat.isEmpty()) return view;
+  double slowest = 0;  // seconds of the slowest view node, for the legend
+  for (const auto& node : session_->graph().nodes()) slowest = std::max(slowest, node->meta().seconds);
+  for (ViewNode& n : view.nodes)
+    n.fillColor = GraphScene::heatColor(heat.value(QString::fromStdString(n.id), 0.0)).name().toStdString();
+  // Time replaces the kind colours, so their legend gives way to the time scale.
+  view.legend = {{"time: not measured or fastest", GraphScene::heatColor(0).name().toStdString()},
+                 {"half the slowest", GraphScene::heatColor(0.5).name().toStdString()},
+                 {QString(tr("slowest (%1 ms)")).arg(slowest * 1e3, 0, 'f', 3).toStdString(),
+                  GraphScene::heatColor(1).name().toStdString()}};
+  return view;
+}
+
+void MainWindow::setChecksShown(bool on) {
+  checksAction_->setChecked(on);
+  options_.checks = on;
+  relayoutCurrent();
+}
+
+void MainWindow::setShapesShown(bool on) {
+  shapesAction_->setChecked(on);
+  if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
+    options_.shapes = true;
+    runVerify();
+    return;
+  }
+  options_.shapes = on;
+  relayoutCurrent();
+}
+
+void MainWindow::setTimeOverlay(bool on) {
+  timeAction_->setChecked(on);
+  if (on && session_ && !report_) {
+    runVerify();
+    return;
+  }
+  applyOverlays();
+}
+
+}  // namespace tdfx::ui

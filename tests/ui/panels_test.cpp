@@ -302,6 +302,10 @@ TEST(Panels, ATallGraphOpensReadableAtItsStart) {
   const QRectF shown = graphView.minimap()->visibleSceneRect();
   EXPECT_LT(shown.top() - scene.sceneRect().top(), 1.0);  // the start: where the input is
   EXPECT_TRUE(graphView.minimap()->isVisible());
+  // The overview of a deep net is its full width, readable as a map, not a sliver of it.
+  EXPECT_GE(graphView.minimap()->transform().m11() * scene.sceneRect().width(), 100);
+  const QRectF mapped = graphView.minimap()->mapToScene(graphView.minimap()->viewport()->rect()).boundingRect();
+  EXPECT_TRUE(mapped.intersects(shown)) << "the overview follows the part in view";
   // A small graph is simply fitted.
   ViewGraph small;
   small.nodes.resize(2);

@@ -11,6 +11,8 @@ namespace tdfx::ui {
 namespace {
 constexpr int kMaxSide = 220;
 constexpr int kMargin = 12;
+constexpr double kTallAspect = 0.2;  // narrower than this (width / height): shown by its width
+constexpr int kTallWidth = 110;
 }  // namespace
 
 Minimap::Minimap(GraphView* main) : QGraphicsView(main->viewport()), main_(main) {
@@ -48,18 +50,33 @@ void Minimap::refresh() {
     return;
   }
   placeInCorner();
-  fitInView(scene, Qt::KeepAspectRatio);
+  if (!tall()) fitInView(scene, Qt::KeepAspectRatio);
   show();
   raise();
   viewport()->update();
 }
 
+bool Minimap::tall() const {
+  const QRectF scene = main_->scene()->sceneRect();
+  return scene.width() < kTallAspect * scene.height();
+}
+
 void Minimap::placeInCorner() {
   const QRectF scene = main_->scene()->sceneRect();
+  const QRect area = main_->viewport()->rect();
+  if (tall()) {
+    // A deep net whole would be a strip a few pixels wide: show its full width instead, as tall as
+    // the window allows, following the main view down the graph.
+    const int w = kTallWidth, h = std::max(40, std::min(area.height() - 2 * kMargin, 2 * kMaxSide));
+    setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
+    const double s = (w - 4) / scene.width();
+    setTransform(QTransform::fromScale(s, s));
+    centerOn(visibleSceneRect().center());
+    return;
+  }
   const double aspect = scene.width() / scene.height();
   const int w = aspect >= 1 ? kMaxSide : std::max(40, int(kMaxSide * aspect));
   const int h = aspect >= 1 ? std::max(40, int(kMaxSide / aspect)) : kMaxSide;
-  const QRect area = main_->viewport()->rect();
   setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The overview in the corner of the graph view: the whole scene small, with a frame around what
 // the main view shows. Clicking or dragging in it moves the main view. Shown only while the graph
-// is larger than the window.
+// is larger than the window (View > Overview hides it). A graph many times taller than wide is
+// shown by its full width around the part in view, following it, instead of as a sliver.
 #include <QGraphicsView>
 
 namespace tdfx::ui {
@@ -27,6 +28,8 @@ class Minimap : public QGraphicsView {
 
  private:
   void placeInCorner();
+  /// Whether the scene is a deep net's strip: then the overview shows its full width, not all of it.
+  bool tall() const;
 
   GraphView* main_;
 };

@@ -41,6 +41,9 @@ QString modelSummaryHtml(const ModelSession& session, const VerifyReport* report
                         .toHtmlEscaped()
                   : QObject::tr("plain TorchScript archive (no tensordict.json: one module, keys from forward's arguments)")
                         .toHtmlEscaped());
+  html += row(QObject::tr("recorded by the producer"),
+              model.formatVersion ? QObject::tr("TorchScript file format version %1").arg(model.formatVersion)
+                                  : QObject::tr("no readable format version"));
   // Parameters and buffers of the leaf modules the graph calls (a module called twice counts once).
   int64_t counts[2] = {0, 0};
   double bytes[2] = {0, 0};

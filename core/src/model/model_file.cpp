@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
+#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/version.h>
@@ -365,6 +366,11 @@ ModelFile loadModelFile(const std::string& path) {
   }
   checkTensorStorage(root, path);
   root.eval();
+  uint64_t formatVersion = 0;
+  try {  // the zip's directory and its small `version` record only: LibTorch has read it already
+    formatVersion = caffe2::serialize::PyTorchStreamReader(path).version();
+  } catch (const c10::Error&) {
+  }
   std::shared_ptr<const SourceIndex> sources;
   try {
     sources = indexDebugInfo(root, decodeDebugInfo(root));
@@ -373,7 +379,9 @@ ModelFile loadModelFile(const std::string& path) {
   } catch (const c10::Error&) {
     sources = std::make_shared<SourceIndex>();
   }
-  return modelFromMetadata(root, extra[kMetadataFile], path, sources);
+  ModelFile model = modelFromMetadata(root, extra[kMetadataFile], path, sources);
+  model.formatVersion = formatVersion;
+  return model;
 }
 
 namespace {

@@ -179,6 +179,7 @@ ModelSummary summarizeModel(const ModelFile& model) {
   s.path = model.path;
   s.hasTensorDictMetadata = model.hasTensorDictMetadata;
   s.exportedWith = model.exportedWith;
+  s.formatVersion = model.formatVersion;
   s.inKeys = model.module->inKeys();
   s.outKeys = model.module->outKeys();
   s.batchSize = model.batchSize;
@@ -190,6 +191,7 @@ json tracedModelJson(const TracedModel& m) {
   json model = {{"path", m.model.path},
                 {"tensordict", m.model.hasTensorDictMetadata},
                 {"exported_with", m.model.exportedWith},
+                {"format_version", m.model.formatVersion},
                 {"in_keys", keysJson(m.model.inKeys)},
                 {"out_keys", keysJson(m.model.outKeys)},
                 {"batch_size", m.model.batchSize},
@@ -245,6 +247,10 @@ TracedModel tracedModelFromJsonValue(const json& doc) {
   out.model.path = Reader::optionalString(model, "path", "model");
   out.model.hasTensorDictMetadata = model.value("tensordict", false);
   out.model.exportedWith = Reader::optionalString(model, "exported_with", "model");
+  if (model.contains("format_version")) {
+    if (!model.at("format_version").is_number_unsigned()) Reader::fail("model.format_version", "expected a non-negative integer");
+    out.model.formatVersion = model.at("format_version").get<uint64_t>();
+  }
   out.model.inKeys = Reader::keys(Reader::member(model, "model", "in_keys"), "model.in_keys");
   out.model.outKeys = Reader::keys(Reader::member(model, "model", "out_keys"), "model.out_keys");
   if (model.contains("batch_size")) out.model.batchSize = Reader::shape(model.at("batch_size"), "model.batch_size");

@@ -32,6 +32,9 @@ struct ModelFile {
   /// How tdfx-export saved the modules ("torch.jit.script" or "torch.jit.trace"); empty when not said.
   /// A traced archive has lost the Python call forms, so its graph's call forms are approximate.
   std::string exportedWith;
+  /// The TorchScript file format version the archive records (its `version` record, written by
+  /// the torch that saved it); 0 when it cannot be read.
+  uint64_t formatVersion = 0;
   std::vector<int64_t> batchSize;
   std::vector<InputSpec> exampleInputs;
 };

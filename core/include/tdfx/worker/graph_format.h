@@ -20,6 +20,7 @@ struct ModelSummary {
   std::string path;
   bool hasTensorDictMetadata = false;
   std::string exportedWith;
+  uint64_t formatVersion = 0;  ///< the archive's TorchScript file format version; 0: unknown
   std::vector<NestedKey> inKeys, outKeys;
   std::vector<int64_t> batchSize;
   std::vector<InputSpec> exampleInputs;

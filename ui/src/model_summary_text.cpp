@@ -6,6 +6,7 @@
 #include <c10/core/ScalarType.h>
 #include <set>
 
+#include "tdfx/ir/graph_printer.h"
 #include "tdfx/util/dtype.h"
 
 namespace tdfx::ui {
@@ -14,12 +15,6 @@ namespace {
 
 QString sizeText(double bytes) {
   return QLocale(QLocale::English).formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeIecFormat);
-}
-
-QString shapeText(const std::vector<int64_t>& shape) {
-  QStringList dims;
-  for (int64_t d : shape) dims << QString::number(d);
-  return "[" + dims.join(QStringLiteral(", ")) + "]";
 }
 
 QString row(const QString& name, const QString& value) {
@@ -71,7 +66,7 @@ QString modelSummaryHtml(const ModelSession& session, const VerifyReport* report
   for (const NestedKey& key : model.inKeys) {
     QString text = QString::fromStdString(keyToString(key)).toHtmlEscaped();
     for (const InputSpec& spec : model.exampleInputs)
-      if (spec.key == key) text += " " + shapeText(spec.shape) + " " + QString::fromStdString(dtypeToString(spec.dtype));
+      if (spec.key == key) text += " " + QString::fromStdString(formatShape(spec.shape)) + " " + QString::fromStdString(dtypeToString(spec.dtype));
     inputs << text;
   }
   html += row(QObject::tr("input keys"), inputs.join(QStringLiteral("<br>")));
@@ -80,7 +75,7 @@ QString modelSummaryHtml(const ModelSession& session, const VerifyReport* report
     QString text = QString::fromStdString(keyToString(key)).toHtmlEscaped();
     if (report)
       for (const KeyComparison& k : report->keys)
-        if (k.key == key) text += " " + shapeText(k.eagerShape) + " " + QString::fromStdString(k.eagerDtype);
+        if (k.key == key) text += " " + QString::fromStdString(formatShape(k.eagerShape)) + " " + QString::fromStdString(k.eagerDtype);
     outputs << text;
   }
   html += row(QObject::tr("output keys"),

@@ -11,12 +11,6 @@ namespace tdfx {
 
 namespace {
 
-std::string shapeText(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 std::string pairsText(const std::vector<std::pair<std::string, std::string>>& pairs) {
   std::string s;
   for (const auto& [k, v] : pairs) s += (s.empty() ? "" : ", ") + k + "=" + v;
@@ -25,7 +19,7 @@ std::string pairsText(const std::vector<std::pair<std::string, std::string>>& pa
 
 std::string parameterShapes(const NodeMeta& m) {
   std::string s;
-  for (const ParameterInfo& p : m.parameters) s += (s.empty() ? "" : ", ") + p.name + " " + shapeText(p.shape);
+  for (const ParameterInfo& p : m.parameters) s += (s.empty() ? "" : ", ") + p.name + " " + formatShape(p.shape);
   return s.empty() ? "(none)" : s;
 }
 
@@ -45,7 +39,7 @@ ParameterChange compareValues(const ParameterValues& a, const ParameterValues& b
   c.name = a.name;
   if (a.shape != b.shape) {
     c.kind = ParameterChange::Kind::ShapeChanged;
-    c.detail = shapeText(a.shape) + " -> " + shapeText(b.shape);
+    c.detail = formatShape(a.shape) + " -> " + formatShape(b.shape);
     return c;
   }
   if (a.values.size() != b.values.size() || (a.values.empty() && !a.shape.empty() && a.shape != std::vector<int64_t>{0})) {

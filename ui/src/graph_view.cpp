@@ -141,7 +141,9 @@ void GraphView::showStart() {
   scale(s, s);
   const double halfW = viewport()->width() / (2 * s), halfH = viewport()->height() / (2 * s);
   if (tall) centerOn(r.center().x(), r.top() + halfH);
-  else centerOn(r.left() + halfW, r.center().y());
+  // A wide top-to-bottom graph (Swin's stages step right and down) starts at its top left corner,
+  // where the input is; its vertical middle can be empty.
+  else centerOn(r.left() + halfW, r.top() + halfH);
   scaleChanged();
 }
 

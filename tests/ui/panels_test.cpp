@@ -114,6 +114,7 @@ TEST(Panels, KeysTreeNestsKeysAndMarksTheirReadersAndWriters) {
 
   keys->setCurrentItem(x);
   EXPECT_EQ(w.scene()->markedNodes(GraphScene::KeyUse), QStringList{QStringLiteral("getitem")});
+  EXPECT_TRUE(w.view()->legendLabels().contains(QStringLiteral("violet outline: uses the selected key")));
   // (intermediate, x): written by the first module (fc2's value) and shown as an out key node.
   keys->setCurrentItem(keys->itemFor(QStringLiteral("intermediates"), NestedKey{"intermediate", "x"}));
   const QStringList marked = w.scene()->markedNodes(GraphScene::KeyUse);
@@ -154,6 +155,8 @@ TEST(Panels, DifferingNodesAreMarkedRed) {
       << w.verifyPanel()->summary().toStdString();
   const QStringList red = w.scene()->markedNodes(GraphScene::Differs);
   EXPECT_TRUE(red.contains(QStringLiteral("add"))) << red.join(' ').toStdString();
+  const QStringList legend = w.view()->legendLabels();
+  EXPECT_TRUE(legend.contains(QStringLiteral("red outline: differs from eager"))) << legend.join('|').toStdString();
   int differing = 0;
   for (int row = 0; row < w.verifyTable()->rowCount(); ++row)
     differing += w.verifyTable()->item(row, 5)->text() == QStringLiteral("\u2717");

@@ -33,6 +33,8 @@ TEST(SearchAndZoom, TypingSearchesLiveAndOpeningAnotherModelResetsIt) {
   const QStringList matches = w.searchMatches();
   ASSERT_GE(matches.size(), 2);
   EXPECT_EQ(w.scene()->markedNodes(GraphScene::SearchMatch).size(), matches.size());
+  const QString halo = QStringLiteral("yellow halo: search match");
+  EXPECT_TRUE(w.view()->legendLabels().contains(halo)) << "the legend names the marks shown";
   EXPECT_EQ(w.scene()->selectedNode(), matches.first());  // the first match is shown
   EXPECT_EQ(w.searchCountText().trimmed().toStdString(), "1 of " + std::to_string(matches.size()));
   // Enter goes on to the next match.
@@ -45,6 +47,7 @@ TEST(SearchAndZoom, TypingSearchesLiveAndOpeningAnotherModelResetsIt) {
   EXPECT_TRUE(w.searchCountText().isEmpty());
   EXPECT_TRUE(w.searchMatches().isEmpty());
   EXPECT_TRUE(w.scene()->markedNodes(GraphScene::SearchMatch).isEmpty());
+  EXPECT_FALSE(w.view()->legendLabels().contains(halo));
   EXPECT_TRUE(w.codeEditor()->extraSelections().isEmpty());
 }
 

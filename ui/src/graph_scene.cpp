@@ -157,13 +157,13 @@ class NodeItem : public QGraphicsItem {
     }
     if (marks_ & GraphScene::SearchMatch) {  // a halo behind the node
       p->setPen(Qt::NoPen);
-      p->setBrush(QColor(255, 200, 0, 200));
+      p->setBrush(GraphScene::markColor(GraphScene::SearchMatch));
       p->drawRoundedRect(rect_.adjusted(-5, -5, 5, 5), 6, 6);
     }
     QColor outline("#333333");
     double width = 1.0;
-    if (marks_ & GraphScene::KeyUse) outline = QColor("#8E44AD"), width = 3.0;
-    if (marks_ & GraphScene::Differs) outline = QColor("#E01B24"), width = 3.5;
+    if (marks_ & GraphScene::KeyUse) outline = GraphScene::markColor(GraphScene::KeyUse), width = 3.0;
+    if (marks_ & GraphScene::Differs) outline = GraphScene::markColor(GraphScene::Differs), width = 3.5;
     if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) outline = QColor("#2471A3"), width = 2.5;
     if (isSelected()) outline = QColor("#D35400"), width = 3.0;
     QPen pen(outline);
@@ -300,6 +300,15 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
 
 QColor GraphScene::heatColor(double fraction) { return QColor::fromHsvF(0.0, 0.1 + 0.8 * fraction, 1.0); }
 
+QColor GraphScene::markColor(Mark mark) {
+  switch (mark) {
+    case SearchMatch: return QColor(255, 200, 0, 200);
+    case KeyUse: return QColor("#8E44AD");
+    case Differs: return QColor("#E01B24");
+  }
+  return Qt::black;
+}
+
 QFont GraphScene::labelFont() {
   QFont f(QStringLiteral("Sans Serif"));
   f.setPointSizeF(8);
@@ -404,6 +413,7 @@ QStringList GraphScene::recordText(const QString& id) const {
 
 void GraphScene::setMarked(const QSet<QString>& ids, Mark mark) {
   for (NodeItem* n : nodes_) n->setMark(mark, ids.contains(n->id()));
+  Q_EMIT marksChanged();
 }
 
 QStringList GraphScene::markedNodes(Mark mark) const {

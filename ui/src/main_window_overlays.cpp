@@ -41,10 +41,21 @@ void MainWindow::applyOverlays() {
   const QHash<QString, double> heat = timeFractions();
   scene_->setHeat(heat);
   scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);  // the last mark set redraws the legend
+}
+
+void MainWindow::refreshLegend() {
   QList<QPair<QString, QColor>> legend;
-  for (const auto& [label, colour] : shownView().legend)
-    legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  if (session_)
+    for (const auto& [label, colour] : shownView().legend)
+      legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  // The marks drawn now, each named once; they are the window's own, so exports leave them out.
+  static const std::pair<GraphScene::Mark, const char*> marks[] = {
+      {GraphScene::Differs, QT_TR_NOOP("red outline: differs from eager")},
+      {GraphScene::KeyUse, QT_TR_NOOP("violet outline: uses the selected key")},
+      {GraphScene::SearchMatch, QT_TR_NOOP("yellow halo: search match")}};
+  for (const auto& [mark, label] : marks)
+    if (!scene_->markedNodes(mark).isEmpty()) legend.append({tr(label), GraphScene::markColor(mark)});
   view_->setLegend(legend);
 }
 

@@ -56,6 +56,8 @@ class GraphScene : public QGraphicsScene {
 
   /// The time overlay's fill for `fraction` of the slowest node's time (white to red).
   static QColor heatColor(double fraction);
+  /// The colour `mark` is drawn in (the halo's, or the outline's), shared with the view's legend.
+  static QColor markColor(Mark mark);
   /// The font node labels use; layouts are measured with it.
   static QFont labelFont();
 
@@ -63,6 +65,8 @@ class GraphScene : public QGraphicsScene {
   void nodeSelected(const QString& id);
   /// A node was double-clicked (collapsed scopes expand on it).
   void nodeActivated(const QString& id);
+  /// setMarked changed which nodes carry a mark (the legend lists the marks in use).
+  void marksChanged();
   /// A node was right-clicked at `screenPos` (the window offers collapse/expand there).
   void nodeContextMenu(const QString& id, const QPoint& screenPos);
 

@@ -165,6 +165,8 @@ class MainWindow : public QMainWindow {
   void relayoutCurrent();
   void showSession();
   void applyOverlays();
+  /// The view's legend: the shown picture's colours, then the marks in use.
+  void refreshLegend();
   /// Each view node's share of the slowest node's time in the last run (time overlay on only).
   QHash<QString, double> timeFractions() const;
   void markKeys(const std::vector<NestedKey>& keys);

@@ -45,6 +45,7 @@ class EdgeItem : public QGraphicsItem {
   }
   QRectF boundingRect() const override { return bounds_; }
   const QRectF& labelRect() const { return labelRect_; }
+  bool passesThrough(const QRectF& rect) const { return path_.intersects(rect); }
   void setHighlighted(bool on) {
     if (on == highlighted_) return;
     highlighted_ = on;
@@ -83,12 +84,36 @@ class EdgeItem : public QGraphicsItem {
   bool highlighted_ = false;
 };
 
-/// A cluster frame with its title; the title is skipped when too small to read.
+/// A cluster frame. Its title is a FrameTitleItem of its own, drawn above the edges.
 class ClusterItem : public QGraphicsItem {
  public:
-  ClusterItem(QRectF rect, QString title, bool dark)
-      : rect_(rect), title_(std::move(title)), dark_(dark), font_(titleFont(rect_.width() - 8, title_)) {
-    setZValue(-2);
+  ClusterItem(QRectF rect, bool dark) : rect_(rect), dark_(dark) { setZValue(-2); }
+  QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    p->setPen(QPen(QColor(dark_ ? "#5C6773" : "#9AA5B1"), 0.0));
+    // Far out, nested translucent fills blend over most of the window once per cluster: frames only.
+    p->setBrush(lod < kTinyDetail ? QBrush(Qt::NoBrush) : QBrush(dark_ ? QColor(255, 255, 255, 18) : QColor(20, 40, 80, 12)));
+    p->drawRect(rect_);
+  }
+
+ private:
+  QRectF rect_;
+  bool dark_;
+};
+
+/// A frame's title at the top of the frame. An edge into the frame enters through the band Graphviz
+/// keeps for the title (on resnet18, every one of 15 frames), so the title is drawn above the
+/// edges with a halo of the background: the text stays whole and readable where an edge passes.
+/// It is skipped when too small to read.
+class FrameTitleItem : public QGraphicsItem {
+ public:
+  FrameTitleItem(QRectF frame, QString title, bool dark)
+      : frame_(frame), title_(std::move(title)), dark_(dark), font_(titleFont(frame_.width() - 8, title_)) {
+    const QFontMetricsF metrics(font_);
+    const double width = metrics.horizontalAdvance(title_);
+    text_ = QRectF(frame_.center().x() - width / 2, frame_.top() + 2, width, metrics.height());
+    setZValue(-0.3);  // above edges (-0.5, lit -0.4), below nodes
   }
   /// Graphviz sized the frame for its title at 9 points: the same size here, smaller only where
   /// this machine's font is wider, so a title is never cut.
@@ -101,22 +126,22 @@ class ClusterItem : public QGraphicsItem {
   }
   QString title() const { return title_; }
   /// Whether the title fits the frame as drawn (tests).
-  bool titleFits() const { return QFontMetricsF(font_).horizontalAdvance(title_) <= rect_.width() - 8 + 0.5; }
-  QRectF boundingRect() const override { return rect_.adjusted(-1, -1, 1, 1); }
+  bool titleFits() const { return text_.width() <= frame_.width() - 8 + 0.5; }
+  /// Where the text is drawn, in scene coordinates.
+  QRectF textRect() const { return text_; }
+  QRectF boundingRect() const override { return text_.adjusted(-2, -2, 2, 2); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
-    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
-    p->setPen(QPen(QColor(dark_ ? "#5C6773" : "#9AA5B1"), 0.0));
-    // Far out, nested translucent fills blend over most of the window once per cluster: frames only.
-    p->setBrush(lod < kTinyDetail ? QBrush(Qt::NoBrush) : QBrush(dark_ ? QColor(255, 255, 255, 18) : QColor(20, 40, 80, 12)));
-    p->drawRect(rect_);
-    if (lod < kTextDetail) return;
+    if (option->levelOfDetailFromTransform(p->worldTransform()) < kTextDetail) return;
+    p->setPen(Qt::NoPen);
+    p->setBrush(dark_ ? QColor(40, 44, 52, 230) : QColor(246, 248, 250, 230));
+    p->drawRoundedRect(text_.adjusted(-1.5, 0, 1.5, 0), 2, 2);
     p->setPen(dark_ ? QColor("#D0D7DE") : QColor("#222222"));
     p->setFont(font_);
-    p->drawText(rect_.adjusted(4, 2, -4, -2), Qt::AlignHCenter | Qt::AlignTop, title_);
+    p->drawText(text_, Qt::AlignCenter, title_);
   }
 
  private:
-  QRectF rect_;
+  QRectF frame_, text_;
   QString title_;
   bool dark_;
   QFont font_;
@@ -336,9 +361,11 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
   clusters_.clear();
   for (const auto& c : layout.clusters) {
-    auto* item = new ClusterItem(QRectF(c.x, c.y, c.width, c.height), QString::fromStdString(c.title), dark_);
-    addItem(item);
-    clusters_.append(item);
+    const QRectF frame(c.x, c.y, c.width, c.height);
+    addItem(new ClusterItem(frame, dark_));
+    auto* title = new FrameTitleItem(frame, QString::fromStdString(c.title), dark_);
+    addItem(title);
+    clusters_.append(title);
   }
   QHash<QString, const ViewNode*> byId;
   for (const ViewNode& n : view.nodes) byId.insert(QString::fromStdString(n.id), &n);
@@ -397,7 +424,23 @@ QList<QRectF> GraphScene::edgeLabelRects() const {
 QStringList GraphScene::clippedFrameTitles() const {
   QStringList out;
   for (const QGraphicsItem* item : clusters_)
-    if (const auto* c = static_cast<const ClusterItem*>(item); !c->titleFits()) out << c->title();
+    if (const auto* c = static_cast<const FrameTitleItem*>(item); !c->titleFits()) out << c->title();
+  return out;
+}
+
+QList<GraphScene::TitleCrossing> GraphScene::frameTitleCrossings() const {
+  QList<TitleCrossing> out;
+  QSet<const QGraphicsItem*> seen;
+  for (const auto& edges : edgesOf_)
+    for (const QGraphicsItem* e : edges) {
+      if (seen.contains(e)) continue;
+      seen.insert(e);
+      for (const QGraphicsItem* item : clusters_) {
+        const auto* title = static_cast<const FrameTitleItem*>(item);
+        if (static_cast<const EdgeItem*>(e)->passesThrough(title->textRect()))
+          out.append({title->title(), e->zValue() >= title->zValue()});
+      }
+    }
   return out;
 }
 

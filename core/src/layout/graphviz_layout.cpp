@@ -314,7 +314,7 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
   if (rc != 0 || bytes.empty())
     throw Error(std::string("Graphviz cannot render ") + renderer +
                 " (is the cairo plugin, Debian's libgvplugin-pango / graphviz package, installed?)");
-  return bytes;
+  return format == ExportFormat::Svg ? raiseFrameTitles(bytes) : bytes;
 }
 
 void writeFileAtomically(const std::string& path, const std::string& bytes) {

@@ -1,6 +1,7 @@
 #include "svg_writer.h"
 
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 
@@ -71,6 +72,40 @@ std::vector<std::string> recordLines(const std::string& label) {
   return lines;
 }
 
+std::string raiseFrameTitles(const std::string& svg) {
+  static const std::string kCluster = "class=\"cluster\">";
+  std::string out, titles;
+  size_t copied = 0;
+  for (size_t at = svg.find(kCluster); at != std::string::npos; at = svg.find(kCluster, at + 1)) {
+    const size_t end = svg.find("</g>", at);
+    const size_t text = svg.find("<text", at);
+    if (end == std::string::npos || text == std::string::npos || text > end) continue;  // a frame without a title
+    const size_t textEnd = svg.find("</text>", text) + std::strlen("</text>");
+    const auto between = [&](const std::string& open, const std::string& close) {
+      const size_t b = svg.find(open, at);
+      if (b == std::string::npos || b > end) return std::string();
+      const size_t e = svg.find(close, b + open.size());
+      return e == std::string::npos ? std::string() : svg.substr(b + open.size(), e - b - open.size());
+    };
+    const std::string name = between("<title>", "</title>");
+    std::string fill = between("<path fill=\"", "\"");
+    if (fill.empty() || fill == "none") fill = "white";
+    // The halo: a stroke of the frame's own fill under the glyphs (paint-order), where an edge passes.
+    titles += "<g class=\"frame-title\"><title>" + name + "</title>\n" + svg.substr(text, 5) + " stroke=\"" + fill +
+              "\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\"" +
+              svg.substr(text + 5, textEnd - text - 5) + "\n</g>\n";
+    size_t cut = textEnd;
+    if (cut < svg.size() && svg[cut] == '\n') ++cut;
+    out += svg.substr(copied, text - copied);
+    copied = cut;
+  }
+  out += svg.substr(copied);
+  if (titles.empty()) return svg;
+  const size_t graphEnd = out.rfind("</g>");  // the end of Graphviz's graph group, in its transform
+  if (graphEnd == std::string::npos) return svg;
+  return out.insert(graphEnd, titles);
+}
+
 std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
   std::unordered_map<std::string, const ViewNode*> nodes;
   for (const ViewNode& n : view.nodes) nodes[n.id] = &n;
@@ -85,8 +120,7 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
   for (const auto& c : layout.clusters)
     out += "<g class=\"cluster\" id=\"" + xmlEscape(c.id) + "\"><rect x=\"" + num(c.x) + "\" y=\"" + num(c.y) + "\" width=\"" +
            num(c.width) + "\" height=\"" + num(c.height) +
-           "\" rx=\"6\" fill=\"#F6F8FA\" stroke=\"#9AA5B1\"/><text x=\"" + num(c.x + 6) + "\" y=\"" + num(c.y + 12) +
-           "\">" + xmlEscape(c.title) + "</text></g>\n";
+           "\" rx=\"6\" fill=\"#F6F8FA\" stroke=\"#9AA5B1\"/></g>\n";
   for (const auto& e : layout.edges) {
     if (e.points.empty()) continue;
     std::string d = "M" + num(e.points[0].x) + "," + num(e.points[0].y);
@@ -100,6 +134,11 @@ std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout) {
       out += "<text x=\"" + num(e.labelPos.x) + "\" y=\"" + num(e.labelPos.y) + "\" font-size=\"10\" text-anchor=\"middle\" dominant-baseline=\"central\">" + xmlEscape(e.label) + "</text>";
     out += "</g>\n";
   }
+  // Titles after the edges that enter their frames through them, on a halo of the frame's fill.
+  for (const auto& c : layout.clusters)
+    out += "<g class=\"frame-title\"><text x=\"" + num(c.x + 6) + "\" y=\"" + num(c.y + 12) +
+           "\" stroke=\"#F6F8FA\" stroke-width=\"3\" stroke-linejoin=\"round\" paint-order=\"stroke\">" +
+           xmlEscape(c.title) + "</text></g>\n";
   for (const auto& b : layout.nodes) {
     const ViewNode* v = nodes.count(b.id) ? nodes.at(b.id) : nullptr;
     const std::string fill = colorToHex(v ? v->fillColor : "");

@@ -10,6 +10,12 @@ namespace tdfx {
 /// A valid standalone SVG document; each node's <g> has its view node id (the IR node name).
 std::string svgFromLayout(const ViewGraph& view, const LayoutResult& layout);
 
+/// Graphviz's SVG with every frame title moved out of its cluster group to the end of the picture,
+/// on a halo of the frame's fill. Graphviz draws clusters first, and the edge into a frame passes
+/// through the band kept for its title, so in its order edges are drawn over the title text.
+/// Each title becomes `<g class="frame-title"><title>cluster_NAME</title><text .../></g>`.
+std::string raiseFrameTitles(const std::string& graphvizSvg);
+
 /// Text escaped for XML content and attribute values (also Graphviz's HTML-like labels).
 std::string xmlEscape(const std::string& text);
 

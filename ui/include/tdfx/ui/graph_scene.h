@@ -38,6 +38,13 @@ class GraphScene : public QGraphicsScene {
   QList<QRectF> edgeLabelRects() const;
   /// Frame titles that do not fit their frame as drawn (none, normally).
   QStringList clippedFrameTitles() const;
+  /// An edge passing through a frame title's text, and whether it is drawn over the text.
+  struct TitleCrossing {
+    QString title;
+    bool edgeOnTop = false;
+  };
+  /// Every edge that passes through a frame title (tests: the title must stay on top).
+  QList<TitleCrossing> frameTitleCrossings() const;
   int nodeCount() const { return nodes_.size(); }
   int edgeCount() const { return edgeCount_; }
   /// Selects view node `id` (and highlights its producers and consumers); "" clears.

@@ -116,5 +116,36 @@ TEST(GraphFormat, BadDocumentsNameWhereAndWhat) {
   EXPECT_THROW(tracedModelFromJson("{not json"), Error);
 }
 
+// CBOR's reader recurses once per level: a document nested a million deep (1 MB, from a
+// misbehaving worker or a crafted file) is refused at the limit instead of overflowing the stack.
+TEST(GraphFormat, DeeplyNestedCborIsRefusedNotAStackOverflow) {
+  std::vector<uint8_t> deep(1'000'000, 0x81);  // an array of one element, a million times
+  deep.push_back(0xf6);                          // null
+  try {
+    tracedModelFromCbor(deep);
+    FAIL() << "a million levels accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("graph document: CBOR document nested deeper than 512 levels"), std::string::npos)
+        << e.what();
+  }
+  // At the limit it still reads (and is then refused as a graph document, not as CBOR).
+  std::vector<uint8_t> fine(512, 0x81);
+  fine.push_back(0xf6);
+  try {
+    tracedModelFromCbor(fine);
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("nested deeper"), std::string::npos) << e.what();
+  }
+  // The JSON form (graph.json files) parses iteratively: as deep, it is refused as a document.
+  EXPECT_THROW(tracedModelFromJson(std::string(1'000'000, '[') + std::string(1'000'000, ']')), Error);
+  // Malformed CBOR names the byte.
+  try {
+    tracedModelFromCbor({0x82, 0x01});  // an array of two with one element
+    FAIL() << "truncated CBOR accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("graph document: not valid CBOR"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tdfx

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "graph_json.h"
+#include "worker_protocol.h"
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
 
@@ -352,9 +353,9 @@ std::vector<uint8_t> tracedModelToCbor(const TracedModel& model) { return json::
 TracedModel tracedModelFromCbor(const std::vector<uint8_t>& bytes) {
   json doc;
   try {
-    doc = json::from_cbor(bytes);
-  } catch (const json::exception& e) {
-    throw Error(std::string("graph document: not valid CBOR: ") + e.what());
+    doc = worker::parseCbor(bytes);
+  } catch (const Error& e) {
+    throw Error(std::string("graph document: ") + e.what());
   }
   return tracedModelFromJsonValue(doc);
 }

@@ -317,8 +317,8 @@ namespace {
 
 json decode(const std::vector<uint8_t>& bytes) {
   try {
-    return json::from_cbor(bytes);
-  } catch (const json::exception& e) {
+    return worker::parseCbor(bytes);
+  } catch (const Error& e) {
     throw Error(std::string("the model worker sent an unreadable answer: ") + e.what());
   }
 }

@@ -18,6 +18,37 @@ namespace {
 // Far past any graph document (resnet152's is ~2 MB); a corrupt length never allocates gigabytes.
 constexpr uint32_t kMaxFrameBytes = 1u << 30;
 
+// nlohmann's DOM builder behind a depth count: returning false from start_* would end the parse
+// silently, so going too deep throws instead, before the reader recurses any further.
+class DepthLimitedSax {
+ public:
+  explicit DepthLimitedSax(json& result) : dom_(result) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool key(json::string_t& v) { return dom_.key(v); }
+  bool start_object(size_t n) { return enter() && dom_.start_object(n); }
+  bool end_object() { --depth_; return dom_.end_object(); }
+  bool start_array(size_t n) { return enter() && dom_.start_array(n); }
+  bool end_array() { --depth_; return dom_.end_array(); }
+  bool parse_error(size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+    return dom_.parse_error(position, token, e);
+  }
+
+ private:
+  bool enter() {
+    if (++depth_ > kMaxCborDepth)
+      throw Error("CBOR document nested deeper than " + std::to_string(kMaxCborDepth) + " levels");
+    return true;
+  }
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  size_t depth_ = 0;
+};
+
 bool writeAll(int fd, const uint8_t* data, size_t size) {
   while (size > 0) {
     const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);  // a dead peer is an error, not SIGPIPE
@@ -59,6 +90,17 @@ bool readFrame(int fd, std::vector<uint8_t>& payload) {
   if (size > kMaxFrameBytes) return false;
   payload.resize(size);
   return readAll(fd, payload.data(), size);
+}
+
+json parseCbor(const std::vector<uint8_t>& bytes) {
+  json result;
+  DepthLimitedSax sax(result);
+  try {
+    json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::detail::input_format_t::cbor);
+  } catch (const json::exception& e) {
+    throw Error(std::string("not valid CBOR: ") + e.what());
+  }
+  return result;
 }
 
 json inputsJson(const std::vector<InputSpec>& inputs) {

@@ -18,6 +18,15 @@ bool writeFrame(int fd, const std::vector<uint8_t>& payload);
 /// Reads one frame (blocking); false at end of file or on a malformed length.
 bool readFrame(int fd, std::vector<uint8_t>& payload);
 
+/// Deepest nesting of arrays and maps parseCbor accepts: far past any graph document (~20 levels).
+constexpr size_t kMaxCborDepth = 512;
+
+/// Parses a CBOR document, refusing one nested deeper than kMaxCborDepth before it is read: the
+/// CBOR reader recurses once per level, and a worker's answer, or a graph file, is untrusted, so
+/// a few megabytes of nested arrays must not overflow the reading thread's stack.
+/// Throws tdfx::Error naming what is wrong and where (byte offset).
+nlohmann::json parseCbor(const std::vector<uint8_t>& bytes);
+
 nlohmann::json inputsJson(const std::vector<InputSpec>& inputs);
 std::vector<InputSpec> inputsFromJson(const nlohmann::json& j);
 

@@ -235,7 +235,7 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
   while (worker::readFrame(fd, frame)) {
     json answer;
     try {
-      answer = state.answer(json::from_cbor(frame));
+      answer = state.answer(worker::parseCbor(frame));
     } catch (const ModelFileError& e) {
       answer = failure("model_file", e.what());
     } catch (const TraceError& e) {

@@ -1,16 +1,16 @@
-#include "tdfx/util/md5.h"
+#include "md5_prefix.h"
 
-#include <openssl/evp.h>
-
-#include "tdfx/error.h"
+// libmd (Debian's libmd0, which libbsd already pulls in): a small, kept MD5 instead of OpenSSL.
+#include <md5.h>
 
 namespace tdfx {
 
 uint32_t md5Prefix32(const std::string& text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &length, EVP_md5(), nullptr) != 1 || length < 4)
-    throw Error("OpenSSL could not compute an MD5 digest");
+  MD5_CTX context;
+  MD5Init(&context);
+  MD5Update(&context, reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  uint8_t digest[MD5_DIGEST_LENGTH];
+  MD5Final(digest, &context);
   return (uint32_t(digest[0]) << 24) | (uint32_t(digest[1]) << 16) | (uint32_t(digest[2]) << 8) | uint32_t(digest[3]);
 }
 

@@ -5,7 +5,7 @@
 
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/util/dtype.h"
-#include "tdfx/util/md5.h"
+#include "md5_prefix.h"
 
 namespace tdfx {
 

@@ -105,8 +105,7 @@ std::string colorToHex(const std::string& color);
 
 /// Builds the picture. Every IR edge between visible nodes appears once; edges inside a
 /// collapsed scope disappear, edges crossing it attach to the collapsed node.
-/// Only reads `traced` and keeps nothing of it. Throws tdfx::Error only when OpenSSL cannot
-/// compute the MD5 that picks fx-style colours (see md5Prefix32).
+/// Only reads `traced` and keeps nothing of it.
 ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options);
 
 }  // namespace tdfx

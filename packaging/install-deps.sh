@@ -10,15 +10,16 @@ packages=(
   libopenblas0-pthread
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libgraphviz-dev graphviz libssl-dev libxml2-utils
+  libgraphviz-dev graphviz libmd-dev libxml2-utils
   # the model worker's sandbox
   libseccomp-dev
   qt6-base-dev qt6-svg-dev libgl-dev
   python3-torch python3-torchvision
   # the FX parity suite compares --style fx DOT with FxGraphDrawer, which needs pydot
   python3-pydot
-  # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop files
-  dpkg-dev file appstream desktop-file-utils
+  # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop
+  # files, lintian, and py3compile / py3clean (python3-tdfx-export's maintainer scripts)
+  dpkg-dev file appstream desktop-file-utils lintian python3-minimal
   # the GUI screenshot smoke test: a virtual X server, xwininfo, ImageMagick's import
   xvfb xauth x11-utils imagemagick
 )

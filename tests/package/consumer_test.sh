@@ -3,6 +3,9 @@
 # find_package(tdfx CONFIG), runs it on the seed example, and runs the installed tdfx-cli.
 # Usage: consumer_test.sh BUILD_DIR WORK_DIR EXPECTED_GRAPH_FILE
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` stops reading at the first match, and under
+# pipefail the writer's SIGPIPE then fails the pipeline (seen with ldd).
+has() { grep "$@" >/dev/null; }
 build=$1 work=$2 expected=$3
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work"
@@ -28,10 +31,10 @@ echo "$out"
 graph=$(printf '%s\n' "$out" | sed -n '/^graph():/,/^$/p' | sed '$d')
 expected_graph=$(sed -n '/^graph():/,/^$/p' "$expected" | sed '$d')
 [ "$graph" = "$expected_graph" ] || { echo "FAIL: consumer's graph differs from $expected"; exit 1; }
-printf '%s\n' "$out" | grep -q "PASSED: traced outputs match eager outputs" || { echo "FAIL: no PASSED"; exit 1; }
+printf '%s\n' "$out" | has "PASSED: traced outputs match eager outputs" || { echo "FAIL: no PASSED"; exit 1; }
 
 # The installed CLI runs from the install tree (RPATH $ORIGIN/../lib/...), not from the build tree.
 env -u LD_LIBRARY_PATH "$prefix/bin/tdfx-cli" trace "$example" >"$work/cli.txt"
 diff -u "$expected" "$work/cli.txt"
-if ldd "$prefix/bin/tdfx-cli" | grep -q "$build/core/"; then echo "FAIL: installed tdfx-cli loads from the build tree"; exit 1; fi
+if ldd "$prefix/bin/tdfx-cli" | has "$build/core/"; then echo "FAIL: installed tdfx-cli loads from the build tree"; exit 1; fi
 echo "consumer and installed tdfx-cli: OK"

@@ -10,6 +10,9 @@
 # itself skipped (exit 77) after steps 1 and 2. It never replaces tdfx packages it did not install.
 # Usage: deb_test.sh BUILD_DIR WORK_DIR EXPECTED_TRACE_FILE
 set -euo pipefail
+# grep that reads all its input: `cmd | grep -q` stops reading at the first match, and under
+# pipefail the writer's SIGPIPE then fails the pipeline (seen with ldd).
+has() { grep "$@" >/dev/null; }
 build=$1 work=$2 expected=$3
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
@@ -88,16 +91,16 @@ expect_files tdfx /usr/bin/tdfx /usr/share/applications/io.github.tdfx.Tdfx.desk
 expect_files tdfx-cli /usr/bin/tdfx-cli /usr/share/man/man1/tdfx-cli.1.gz
 expect_files python3-tdfx-export /usr/bin/tdfx-export /usr/lib/python3/dist-packages/tdfx_export.py \
   /usr/share/man/man1/tdfx-export.1.gz
-! contents libtdfx-core0 | grep -q '\.so$' || fail "libtdfx-core0 holds the unversioned .so link"
-! contents libtdfx-core0 | grep -q '^/usr/\(bin\|include\|share/tdfx\)' || fail "libtdfx-core0 holds more than the library"
+! contents libtdfx-core0 | has '\.so$' || fail "libtdfx-core0 holds the unversioned .so link"
+! contents libtdfx-core0 | has '^/usr/\(bin\|include\|share/tdfx\)' || fail "libtdfx-core0 holds more than the library"
 
 root=$work/root
 for p in "${packages[@]}"; do dpkg -x "${deb[$p]}" "$root"; done
 appstreamcli validate --no-net "$root/usr/share/metainfo/io.github.tdfx.Tdfx.metainfo.xml"
 desktop-file-validate "$root/usr/share/applications/io.github.tdfx.Tdfx.desktop"
-zcat "$root/usr/share/man/man1/tdfx-cli.1.gz" | grep -qF 'expand\-all' || fail "man page lacks --expand-all"
+zcat "$root/usr/share/man/man1/tdfx-cli.1.gz" | has -F 'expand\-all' || fail "man page lacks --expand-all"
 for bin in "$root/usr/bin/tdfx" "$root/usr/bin/tdfx-cli" "$root/$libdir/libtdfx-core.so.$version"; do
-  if readelf -d "$bin" | grep -q 'RPATH\|RUNPATH'; then fail "$bin has a custom library search path"; fi
+  if readelf -d "$bin" | has 'RPATH\|RUNPATH'; then fail "$bin has a custom library search path"; fi
 done
 
 # 3. Install into this machine.
@@ -110,7 +113,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 installed=()
 for p in "${packages[@]}"; do
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then installed+=("$p"); fi
+  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | has "install ok installed"; then installed+=("$p"); fi
 done
 if [ ${#installed[@]} -gt 0 ] && [ ! -e "$marker" ]; then
   echo "SKIP: ${installed[*]} already installed here, not by this test; it will not replace them"
@@ -123,11 +126,11 @@ trap 'purge || true; rm -f "$marker"' EXIT
 "${SUDO[@]}" dpkg -i "${deb[@]}" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "dpkg -i"; }
 for p in "${packages[@]}"; do dpkg -L "$p"; done | sort -u >"$work/listed.txt"
 
-ldconfig -p | grep -q "libtdfx-core.so.0 .*=> .*/libtdfx-core.so.0$" || fail "the ldconfig trigger did not run"
+ldconfig -p | has "libtdfx-core.so.0 .*=> .*/libtdfx-core.so.0$" || fail "the ldconfig trigger did not run"
 /usr/bin/tdfx-cli --version | tee "$work/version.txt"
 grep -q "^tdfx-cli $version" "$work/version.txt" || fail "tdfx-cli --version"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-ldd /usr/bin/tdfx-cli | grep -Eq "libtdfx-core.so.0 => (/usr)?/lib/$multiarch/libtdfx-core.so.0 " \
+ldd /usr/bin/tdfx-cli | has -E "libtdfx-core.so.0 => (/usr)?/lib/$multiarch/libtdfx-core.so.0 " \
   || fail "tdfx-cli loads another libtdfx-core: $(ldd /usr/bin/tdfx-cli | grep tdfx)"
 example=/usr/share/tdfx/examples/seed_sequential.pt
 /usr/bin/tdfx-cli trace "$example" >"$work/trace.txt"
@@ -146,8 +149,8 @@ graph() { sed -n '/^graph():/,/^$/p' "$1" | sed '$d'; }
 echo "consumer of libtdfx-dev: OK"
 
 # Debian's python3 (PATH may name another interpreter, without torch).
-(cd / && /usr/bin/python3 -m tdfx_export --help) | grep -q "usage: tdfx-export" || fail "python3 -m tdfx_export --help"
-/usr/bin/tdfx-export --help | grep -q "usage: tdfx-export" || fail "tdfx-export --help"
+(cd / && /usr/bin/python3 -m tdfx_export --help) | has "usage: tdfx-export" || fail "python3 -m tdfx_export --help"
+/usr/bin/tdfx-export --help | has "usage: tdfx-export" || fail "tdfx-export --help"
 echo "python3 -m tdfx_export: OK"
 
 bash "$source_dir/tests/app/gui_smoke_test.sh" /usr/bin/tdfx "$work/gui" "$example"
@@ -157,7 +160,7 @@ trap - EXIT
 purge || { cat "$work/purge.log"; fail "dpkg --purge"; }
 rm -f "$marker"
 for p in "${packages[@]}"; do
-  ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "installed" || fail "$p is still installed"
+  ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | has "installed" || fail "$p is still installed"
 done
 # Every path dpkg -L listed is gone, unless another package lists it too (/usr/share/man/man1, ...).
 left=()
@@ -168,5 +171,5 @@ done <"$work/listed.txt"
 # Python's byte code, written where the module was run: the prerm cleans it (py3clean), as dh_python3's would.
 while read -r pyc; do left+=("$pyc"); done < <(find /usr/lib/python3/dist-packages/__pycache__ -name 'tdfx_export*' 2>/dev/null)
 [ ${#left[@]} -eq 0 ] || fail "left behind after purge: ${left[*]}"
-ldconfig -p | grep -q "libtdfx-core" && fail "the loader cache still names libtdfx-core after purge"
+ldconfig -p | has "libtdfx-core" && fail "the loader cache still names libtdfx-core after purge"
 echo "deb packages: OK ($(du -ch "${deb[@]}" | tail -1 | cut -f1) in all)"

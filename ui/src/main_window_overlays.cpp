@@ -1,6 +1,7 @@
 // MainWindow's overlays: differing nodes, time colouring and its legend, shapes and input checks,
 // and the picture as shown (what File > Export writes).
 #include <QAction>
+#include <QSignalBlocker>
 #include <algorithm>
 
 #include "tdfx/ui/graph_scene.h"
@@ -37,11 +38,14 @@ void MainWindow::applyOverlays() {
     differs = viewIdsUsingKeys(differingKeys);
     if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
   }
-  scene_->setMarked(differs, GraphScene::Differs);
-  const QHash<QString, double> heat = timeFractions();
-  scene_->setHeat(heat);
-  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);  // the last mark set redraws the legend
+  {
+    const QSignalBlocker oneLegend(scene_);  // three marks, one legend (it copies the view once)
+    scene_->setMarked(differs, GraphScene::Differs);
+    scene_->setHeat(timeFractions());
+    scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+    scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+  }
+  refreshLegend();
 }
 
 void MainWindow::refreshLegend() {

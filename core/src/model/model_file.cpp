@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include "archive_directory.h"
+#include "huge_page_allocator.h"
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
 
@@ -241,11 +242,16 @@ void checkTensorFits(const at::Tensor& t, const std::string& what, const std::st
     if (t.stride(d) < 0) throw ModelFileError(path + ": tensor " + what + " has a negative stride: the archive is damaged");
     lastElement += (t.size(d) - 1) * t.stride(d);
   }
-  // The storage's size comes from the pickle; its buffer is the zip record, allocated by LibTorch's
-  // CPU allocator (posix_memalign). A record shorter than the pickle claims is damage too.
+  // The storage's size comes from the pickle; its buffer is the zip record, allocated by the
+  // huge-page allocator (large records) or LibTorch's own (posix_memalign). A record shorter than
+  // the pickle claims is damage too.
   const void* buffer = t.storage().data();
   const size_t claimed = t.storage().nbytes();
-  if (claimed > 0 && (buffer == nullptr || ::malloc_usable_size(const_cast<void*>(buffer)) < claimed))
+  const auto recordBytes = [&] {
+    const c10::optional<size_t> huge = hugePageBlockBytes(t.storage().data_ptr());
+    return huge ? *huge : ::malloc_usable_size(const_cast<void*>(buffer));
+  };
+  if (claimed > 0 && (buffer == nullptr || recordBytes() < claimed))
     throw ModelFileError(path + ": tensor " + what + " claims " + std::to_string(claimed) +
                          " bytes of storage but its record in the archive is shorter: the archive is damaged");
   const int64_t available = static_cast<int64_t>(claimed / t.element_size());
@@ -357,6 +363,7 @@ ModelFile loadModelFile(const std::string& path) {
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
   try {
+    const ScopedHugePageAllocator hugePages;  // the weights: the bulk of the load's memory
     root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();

@@ -18,6 +18,24 @@ namespace {
 
 using tdfx::testing::fixture;
 
+TEST(Inspector, ParameterStatisticsFillInWhenTheWorkerSendsThem) {
+  // The first frame does not wait for them: they are asked of the worker after it, and the node
+  // shown in the inspector meanwhile is described again when they come.
+  MainWindow w(/*interactive=*/false);
+  QSignalSpy statsShown(&w, &MainWindow::parameterStatsShown);
+  std::string before;
+  QObject::connect(&w, &MainWindow::modelLoaded, &w, [&] {
+    w.selectNode(QStringLiteral("_0_fc1"));
+    before = w.inspector()->toPlainText().toStdString();
+  });
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_NE(before.find("parameter weight: float32[50, 100] (5000 values)\n"), std::string::npos) << before;
+  ASSERT_TRUE(!statsShown.isEmpty() || statsShown.wait(30000));
+  const std::string after = w.inspector()->toPlainText().toStdString();
+  EXPECT_NE(after.find("parameter weight: float32[50, 100] (5000 values) min "), std::string::npos) << after;
+  EXPECT_NE(after.find(", mean "), std::string::npos) << after;
+}
+
 TEST(Inspector, ArgsUsersModuleAndCodeLineAreLinks) {
   MainWindow w(/*interactive=*/false);
   w.resize(1200, 800);

@@ -21,7 +21,7 @@ using testing::fixture;
 
 TEST(ModelWorker, OpensTracesAndVerifiesInAnotherProcess) {
   ModelWorker worker;
-  const TracedModel m = worker.open(fixture("seed_sequential.pt"), /*parameterStats=*/true);
+  const TracedModel m = worker.open(fixture("seed_sequential.pt"));
   EXPECT_TRUE(worker.alive());
   EXPECT_NE(worker.pid(), ::getpid());
   const ModelFile local = loadModelFile(fixture("seed_sequential.pt"));
@@ -29,12 +29,21 @@ TEST(ModelWorker, OpensTracesAndVerifiesInAnotherProcess) {
   EXPECT_EQ(printGraph(*m.traced.graph), gm.graphText());
   EXPECT_EQ(m.code.text, gm.code().text);
   EXPECT_EQ(m.model.exampleInputs.size(), local.exampleInputs.size());
-  // Parameter statistics come from the worker, which holds the tensors.
+  // Parameter statistics come from the worker, which holds the tensors, when asked.
   const Node* fc1 = m.traced.graph->findNode("_0_fc1");
   ASSERT_NE(fc1, nullptr);
   ASSERT_FALSE(fc1->meta().parameters.empty());
-  EXPECT_TRUE(fc1->meta().parameters[0].hasStats);
-  EXPECT_LT(fc1->meta().parameters[0].min, fc1->meta().parameters[0].max);
+  EXPECT_FALSE(fc1->meta().parameters[0].hasStats);
+  const std::vector<ParameterStats> stats = worker.parameterStats();
+  applyParameterStats(*m.traced.graph, stats);
+  const at::Tensor weight =
+      local.root.attr("0").toModule().attr("module").toModule().attr("fc1").toModule().attr("weight").toTensor();
+  const ParameterInfo& w = fc1->meta().parameters[0];
+  ASSERT_EQ(w.name, "weight");
+  EXPECT_TRUE(w.hasStats);
+  EXPECT_EQ(w.min, weight.min().item<double>());
+  EXPECT_EQ(w.max, weight.max().item<double>());
+  EXPECT_NEAR(w.mean, weight.mean().item<double>(), 1e-6);
 
   const WorkerVerifyResult v = worker.verify({}, 0, {});
   EXPECT_TRUE(v.report.passed()) << formatReport(v.report);

@@ -166,6 +166,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
   connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
   connect(&comparer_, &QFutureWatcher<CompareOutcome>::finished, this, &MainWindow::onCompared);
+  connect(&statsFetcher_, &QFutureWatcher<StatsOutcome>::finished, this, &MainWindow::onParameterStats);
   layoutPool_.setMaxThreadCount(1);
   loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
@@ -299,8 +300,32 @@ void MainWindow::onLoaded() {
       graphText_->setPlainText(QString::fromStdString(printGraph(session_->graph())));
       keys_->setKeys(session_->traced.traced, session_->traced.model.inKeys);
       Q_EMIT modelLoaded();
+      fetchParameterStats();
     });
   });
+}
+
+void MainWindow::fetchParameterStats() {
+  const std::shared_ptr<ModelSession> session = session_;
+  statsFetcher_.setFuture(QtConcurrent::run(&loadPool_, [session]() -> StatsOutcome {
+    try {
+      return {session, session->worker->parameterStats()};
+    } catch (const std::exception&) {  // cancelled or ended: the inspector goes without them
+      return {session, {}};
+    }
+  }));
+}
+
+void MainWindow::onParameterStats() {
+  if (statsFetcher_.future().resultCount() == 0) return;
+  const StatsOutcome outcome = statsFetcher_.result();
+  if (outcome.session != session_ || outcome.stats.empty()) return;  // another model is open now
+  // Here, on the GUI thread, which alone reads the statistics; a layout job may be reading the
+  // same nodes' other fields meanwhile.
+  applyParameterStats(*session_->traced.traced.graph, outcome.stats);
+  if (const Node* shown = session_->graph().findNode(current_.toStdString()))
+    inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code));  // the node in the inspector
+  Q_EMIT parameterStatsShown();
 }
 
 void MainWindow::showModelSummary() {

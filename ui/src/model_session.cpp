@@ -12,7 +12,7 @@ std::shared_ptr<ModelSession> openSession(const std::shared_ptr<ModelWorker>& wo
                                           const ViewOptions& options, const TextMeasure& measure) {
   auto session = std::make_shared<ModelSession>();
   session->worker = worker;
-  session->traced = worker->open(path, /*parameterStats=*/true);
+  session->traced = worker->open(path);
   session->loadSeconds = worker->loadSeconds();
   session->traceSeconds = worker->traceSeconds();
   applyLayout(*session, layoutSession(session->traced.traced, options, measure));

@@ -325,11 +325,11 @@ json decode(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-TracedModel ModelWorker::open(const std::string& path, bool parameterStats) {
+TracedModel ModelWorker::open(const std::string& path) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   stop();  // one model per worker: a new open starts a fresh one
   path_ = path;
-  const json answer = decode(request(json::to_cbor(json{{"op", "open"}, {"path", path}, {"stats", parameterStats}}),
+  const json answer = decode(request(json::to_cbor(json{{"op", "open"}, {"path", path}}),
                                      limits_.openSeconds, "open"));
   if (!answer.value("ok", false)) {
     stop();
@@ -362,6 +362,37 @@ std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs
                                      limits_.requestSeconds, "run"));
   if (!answer.value("ok", false)) rethrow(answer, limits_);
   return worker::recordsFromJson(answer.at("records"));
+}
+
+std::vector<ParameterStats> ModelWorker::parameterStats() {
+  std::lock_guard<std::mutex> lock(requestMutex_);
+  if (pid_ <= 0) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  const json answer =
+      decode(request(json::to_cbor(json{{"op", "parameter_stats"}}), limits_.requestSeconds, "parameter statistics"));
+  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  std::vector<ParameterStats> out;
+  try {
+    for (const json& row : answer.at("stats"))
+      out.push_back({row.at(0).get<std::string>(), row.at(1).get<std::string>(), row.at(2).get<double>(),
+                     row.at(3).get<double>(), row.at(4).get<double>()});
+  } catch (const json::exception& e) {
+    throw Error(std::string("the model worker sent malformed parameter statistics: ") + e.what());
+  }
+  return out;
+}
+
+void applyParameterStats(Graph& graph, const std::vector<ParameterStats>& stats) {
+  for (const ParameterStats& s : stats) {
+    Node* node = graph.findNode(s.node);
+    if (!node) continue;
+    for (ParameterInfo& p : node->meta().parameters) {
+      if (p.name != s.parameter) continue;
+      p.min = s.min;
+      p.max = s.max;
+      p.mean = s.mean;
+      p.hasStats = true;
+    }
+  }
 }
 
 std::vector<ParameterValues> ModelWorker::parameterValues() {

@@ -108,12 +108,15 @@ json probeSandbox() {
   return r;
 }
 
-// Min, max and mean of every call_module node's parameters, for the inspector.
-void addParameterStats(const ModelFile& model, Graph& graph) {
+// Min, max and mean of every call_module node's parameters, for the inspector: as
+// [node, parameter, min, max, mean] rows. Each tensor is read twice (aminmax, then a sum with a
+// double accumulator: mean(kDouble) would first make a double copy of it).
+json parameterStats(const ModelFile& model, const Graph& graph) {
+  json rows = json::array();
   for (const auto& node : graph.nodes()) {
-    NodeMeta& m = node->meta();
+    const NodeMeta& m = node->meta();
     const std::string base = node->op() == OpKind::CallModule ? node->target() : m.modulePath;
-    for (ParameterInfo& p : m.parameters) {
+    for (const ParameterInfo& p : m.parameters) {
       torch::jit::Module module = model.root;
       c10::IValue value;
       const std::string path = base.empty() ? p.name : base + "." + p.name;
@@ -133,13 +136,11 @@ void addParameterStats(const ModelFile& model, Graph& graph) {
       const at::Tensor t = value.toTensor().detach();
       if (t.numel() == 0 || !(t.is_floating_point() || t.scalar_type() == at::kLong || t.scalar_type() == at::kInt)) continue;
       const auto [lo, hi] = at::aminmax(t);
-      p.min = lo.item<double>();
-      p.max = hi.item<double>();
-      p.mean = t.is_floating_point() ? t.mean(at::kDouble).item<double>()
-                                     : t.sum(at::kDouble).item<double>() / static_cast<double>(t.numel());
-      p.hasStats = true;
+      const double mean = t.sum(at::kDouble).item<double>() / static_cast<double>(t.numel());
+      rows.push_back({node->name(), p.name, lo.item<double>(), hi.item<double>(), mean});
     }
   }
+  return rows;
 }
 
 struct WorkerState {
@@ -162,7 +163,6 @@ struct WorkerState {
     const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     TracedModel traced{summarizeModel(*model), graphModule->traced(), graphModule->code()};
-    if (req.value("stats", false)) addParameterStats(*model, *traced.traced.graph);
     return {{"ok", true}, {"model", tracedModelJson(traced)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};
   }
 
@@ -208,6 +208,7 @@ struct WorkerState {
   json answer(const json& req) {
     const std::string op = req.at("op").get<std::string>();
     if (op == "parameter_values") return parameterValues();
+    if (op == "parameter_stats") return {{"ok", true}, {"stats", parameterStats(openModel(), graphModule->graph())}};
     if (op == "open") return open(req);
     if (op == "verify") return verify(req);
     if (op == "run") return run(req);

@@ -130,6 +130,8 @@ class MainWindow : public QMainWindow {
 
  Q_SIGNALS:
   void modelLoaded();
+  /// The open model's parameter statistics arrived from its worker (the inspector shows them).
+  void parameterStatsShown();
   void loadFailed(const QString& message);
   void loadCancelled();
   void verified(bool passed);
@@ -259,6 +261,14 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<ModelSession> session;
   };
   QFutureWatcher<CompareOutcome> comparer_;
+  /// Parameter statistics, asked of the worker once the first frame of a model is shown.
+  struct StatsOutcome {
+    std::shared_ptr<ModelSession> session;
+    std::vector<ParameterStats> stats;
+  };
+  QFutureWatcher<StatsOutcome> statsFetcher_;
+  void fetchParameterStats();
+  void onParameterStats();
   std::shared_ptr<ModelWorker> compareWorker_;
   void onCompared();
   QStringList recent_;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -127,6 +128,13 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   }
   if (sameFile(f.model, f.output))
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
+  // Graphviz loads its plugins and fonts while the worker loads the model. The future's destructor
+  // waits for it, also when opening the model fails.
+  std::future<void> graphviz;
+  if (!isGraphDocument(f.output))
+    graphviz = std::async(std::launch::async, [format = tdfx::exportFormatForPath(f.output)] {
+      tdfx::prepareGraphviz(format);
+    });
   tdfx::ModelWorker worker(w.limits());
   tdfx::TracedModel model = openModel(worker, f.model);
   if (f.shapes) recordShapes(worker, model, f.inputs, f.seed);

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -201,6 +202,20 @@ TEST_F(LayoutExport, ExportsEveryFormatValidly) {
   const std::string dot = readFile(path("tdfx.dot"));
   EXPECT_NE(dot.find("ключ ü"), std::string::npos);
   EXPECT_NE(dot.find("label=\"(a\\\\b, tab"), std::string::npos) << dot;  // the label's backslash, escaped once
+}
+
+TEST(Layout, PreparingGraphvizOnAnotherThreadLeavesTheRenderAsItWas) {
+  // tdfx-cli runs prepareGraphviz beside the model worker's load; renders wait on the same lock.
+  const GraphModule gm = traceFixture("seed_sequential.pt");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx));
+  const std::string alone = renderView(view, ExportFormat::Svg);
+  std::thread prepare([] {
+    for (ExportFormat f : {ExportFormat::Svg, ExportFormat::Png, ExportFormat::Pdf, ExportFormat::Dot}) prepareGraphviz(f);
+  });
+  const std::string beside = renderView(view, ExportFormat::Svg);
+  prepare.join();
+  EXPECT_EQ(beside, alone);
+  EXPECT_EQ(renderView(view, ExportFormat::Svg), alone);
 }
 
 TEST_F(LayoutExport, HostileNamesAreEscaped) {

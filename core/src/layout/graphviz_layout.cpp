@@ -271,6 +271,28 @@ ExportFormat exportFormatForPath(const std::string& path) {
   throw Error(path + ": unknown export format \"." + ext + "\"; expected .svg, .dot, .gv, .png or .pdf");
 }
 
+namespace {
+const char* rendererFor(ExportFormat format) {
+  return format == ExportFormat::Svg ? "svg" : format == ExportFormat::Png ? "png:cairo" : "pdf:cairo";
+}
+}  // namespace
+
+void prepareGraphviz(ExportFormat format) {
+  if (format == ExportFormat::Dot) return;  // DOT is written without a layout or fonts
+  // Both styles' fonts: fx leaves Graphviz's default (Times), the tdfx style asks for Helvetica.
+  static char kWarmGraph[] =
+      "digraph warm { node [shape=record]; a [label=\"{a|b}\"]; b [label=\"b\" fontname=\"Helvetica\"]; a -> b }";
+  std::lock_guard<std::mutex> lock(graphvizMutex());
+  GVC_t* gvc = context();
+  GraphPtr g(agmemread(kWarmGraph));
+  if (!g || gvLayout(gvc, g.get(), "dot") != 0) return;  // the real render reports what is wrong
+  char* data = nullptr;
+  unsigned int length = 0;
+  gvRenderData(gvc, g.get(), rendererFor(format), &data, &length);
+  if (data) gvFreeRenderData(data);
+  gvFreeLayout(gvc, g.get());
+}
+
 std::string renderView(const ViewGraph& view, ExportFormat format) {
   // Graphviz would lay a huge graph out again in one slow dot call: draw the composed layout.
   if (format == ExportFormat::Svg && view.nodes.size() > kComposeAbove && !view.clusters.empty())
@@ -304,7 +326,7 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
                   "nodes (--depth)");
     }
   }
-  const char* renderer = format == ExportFormat::Svg ? "svg" : format == ExportFormat::Png ? "png:cairo" : "pdf:cairo";
+  const char* renderer = rendererFor(format);
   char* data = nullptr;
   unsigned int length = 0;
   const int rc = gvRenderData(gvc, g.get(), renderer, &data, &length);

@@ -74,6 +74,12 @@ ExportFormat exportFormatForPath(const std::string& path);
 /// when Graphviz cannot lay out, write or render (e.g. the cairo plugin is missing).
 std::string renderView(const ViewGraph& view, ExportFormat format);
 
+/// Loads what Graphviz's first render in `format` needs (its plugins; for text, pango, cairo and
+/// fontconfig, about 0.1 s) by rendering a two-node graph. A caller that will render soon runs it
+/// on another thread while it waits for something else (tdfx-cli: the model worker's load).
+/// Thread-safe; failures are left to the real render to report.
+void prepareGraphviz(ExportFormat format);
+
 /// Renders and writes atomically (temporary file in the same folder, then rename): a failed
 /// export never leaves a partial file and never replaces an existing one. Throws tdfx::Error
 /// naming the path and the reason (also for an unknown extension or a failed render).

@@ -3,6 +3,10 @@
 //       time from MainWindow::openFile to the first frame of the whole window (load, trace,
 //       layout, scene, paint), per file, median of N runs, one window per run; and the GUI
 //       thread's longest stall during the open and a relayout.
+//   tdfx_gui_bench --cancel [--repeat N] FILE
+//       FILE's forward never ends (tests/fixtures' endless.pt): a verify runs 0.5 s, then Cancel;
+//       time from Cancel to the panel saying so and to the worker process gone, and the GUI
+//       thread's longest stall from the verify's start to the end (issue 11: <= 1 s, responsive).
 //   tdfx_gui_bench --frames [--nodes N]
 //       frame time while panning a synthetic transformer-like graph of N nodes, fully expanded,
 //       in a 1600x1000 view at three zoom levels (level-of-detail painting keeps far views cheap).
@@ -13,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+#include <signal.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +30,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/verify_panel.h"
 #include "tdfx/worker/model_worker.h"
 
 namespace {
@@ -91,6 +97,62 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
   return 0;
 }
 
+int cancelBenchmark(const std::string& file, int repeat) {
+  std::vector<double> toReport, toGone, stalls;
+  for (int r = 0; r < repeat; ++r) {
+    tdfx::ui::MainWindow w(/*interactive=*/false);
+    w.resize(1600, 1000);
+    w.show();
+    QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
+    QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
+    w.openFile(QString::fromStdString(file));
+    while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
+    if (!failed.isEmpty()) {
+      std::fprintf(stderr, "%s: %s\n", file.c_str(), qPrintable(failed.first().first().toString()));
+      return 1;
+    }
+    QSignalSpy verified(&w, &tdfx::ui::MainWindow::verified);
+    QElapsedTimer sinceTick;
+    double longestStall = 0;
+    QTimer ticker;
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+      longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
+      sinceTick.restart();
+    });
+    sinceTick.start();
+    ticker.start(5);
+    w.runVerify();
+    QTest::qWait(500);
+    if (!w.verifyPanel()->isRunning() || !verified.isEmpty()) {
+      std::fprintf(stderr, "%s: the verify was not running after 0.5 s (not an endless model?)\n", file.c_str());
+      return 1;
+    }
+    const pid_t pid = w.session()->worker->pid();
+    QElapsedTimer timer;
+    timer.start();
+    w.verifyPanel()->cancel();
+    while (verified.isEmpty()) QTest::qWait(1);
+    toReport.push_back(timer.nsecsElapsed() / 1e9);
+    // Gone: no such process, or a zombie its zygote has not reaped yet (it runs no more code).
+    const auto ended = [pid] {
+      char path[64], state = 0;
+      std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+      std::FILE* f = std::fopen(path, "r");
+      if (!f) return true;
+      const bool zombie = std::fscanf(f, "%*d %*s %c", &state) == 1 && state == 'Z';
+      std::fclose(f);
+      return zombie;
+    };
+    while (!ended()) QTest::qWait(1);
+    toGone.push_back(timer.nsecsElapsed() / 1e9);
+    stalls.push_back(std::max(longestStall, sinceTick.nsecsElapsed() / 1e6));
+  }
+  const std::string name = file.substr(file.find_last_of('/') + 1);
+  std::printf("cancel endless verify %-16s  report %.3f s, worker gone %.3f s  (median of %d); longest GUI stall %.0f ms\n",
+              name.c_str(), median(toReport), median(toGone), repeat, median(stalls));
+  return 0;
+}
+
 int frameBenchmark(int targetNodes) {
   tdfx::ViewOptions options;
   options.hierarchy.expandAll = true;
@@ -137,23 +199,27 @@ int main(int argc, char** argv) {
   tdfx::startWorkerZygote();  // first, while the process has one thread
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  bool open = false, frames = false, expandAll = false;
+  bool open = false, frames = false, cancel = false, expandAll = false;
   int repeat = 3, nodes = 10000;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--open") open = true;
     else if (a == "--frames") frames = true;
+    else if (a == "--cancel") cancel = true;
     else if (a == "--expand-all") expandAll = true;
     else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--nodes" && i + 1 < argc) nodes = std::max(10, std::atoi(argv[++i]));
     else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --frames [--nodes N]\n");
+      std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
+                 "--frames [--nodes N]\n");
       return 64;
     } else files.push_back(a);
   }
   if (open) return openBenchmark(files, expandAll, repeat);
   if (frames) return frameBenchmark(nodes);
-  std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --frames [--nodes N]\n");
+  if (cancel && files.size() == 1) return cancelBenchmark(files[0], repeat);
+  std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
+                 "--frames [--nodes N]\n");
   return 64;
 }

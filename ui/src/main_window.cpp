@@ -320,8 +320,7 @@ void MainWindow::onParameterStats() {
   if (statsFetcher_.future().resultCount() == 0) return;
   const StatsOutcome outcome = statsFetcher_.result();
   if (outcome.session != session_ || outcome.stats.empty()) return;  // another model is open now
-  // Here, on the GUI thread, which alone reads the statistics; a layout job may be reading the
-  // same nodes' other fields meanwhile.
+  layoutPool_.waitForDone();  // as for run records: no layout job reads the metadata written next
   applyParameterStats(*session_->traced.traced.graph, outcome.stats);
   if (const Node* shown = session_->graph().findNode(current_.toStdString()))
     inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code));  // the node in the inspector

@@ -45,6 +45,36 @@ double percentile(std::vector<double> v, double p) {
   return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<size_t>(p * v.size()))];
 }
 
+// The GUI thread's longest stall since construction: the largest gap between ticks of a 5 ms timer.
+class StallMeter {
+ public:
+  StallMeter() {
+    QObject::connect(&ticker_, &QTimer::timeout, [this] {
+      longest_ = std::max(longest_, sinceTick_.nsecsElapsed() / 1e6);
+      sinceTick_.restart();
+    });
+    sinceTick_.start();
+    ticker_.start(5);
+  }
+  double longestMs() const { return std::max(longest_, sinceTick_.nsecsElapsed() / 1e6); }
+
+ private:
+  QElapsedTimer sinceTick_;
+  double longest_ = 0;
+  QTimer ticker_;
+};
+
+// Opens `file` in `w` and waits for it; false (with the error printed) when the open failed.
+bool openAndWait(tdfx::ui::MainWindow& w, const std::string& file) {
+  QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
+  QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
+  w.openFile(QString::fromStdString(file));
+  while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
+  if (failed.isEmpty()) return true;
+  std::fprintf(stderr, "%s: %s\n", file.c_str(), qPrintable(failed.first().first().toString()));
+  return false;
+}
+
 int openBenchmark(const std::vector<std::string>& files, bool expandAll, int repeat) {
   for (const std::string& file : files) {
     std::vector<double> seconds, stalls;
@@ -56,27 +86,12 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       w.show();
       if (expandAll) w.setExpandAll(true);
       QCoreApplication::processEvents();
-      QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
-      QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
-      // The GUI thread's longest stall: the largest gap between ticks of a 5 ms timer while the file
-      // loads (worker), the scene is built and first painted (GUI thread), then expands again.
-      QElapsedTimer sinceTick;
-      double longestStall = 0;
-      QTimer ticker;
-      QObject::connect(&ticker, &QTimer::timeout, [&] {
-        longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
-        sinceTick.restart();
-      });
+      // The GUI thread's longest stall while the file loads (worker), the scene is built and first
+      // painted (GUI thread), then expands again.
+      const StallMeter stall;
       QElapsedTimer timer;
       timer.start();
-      sinceTick.start();
-      ticker.start(5);
-      w.openFile(QString::fromStdString(file));
-      while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
-      if (!failed.isEmpty()) {
-        std::fprintf(stderr, "%s: %s\n", file.c_str(), qPrintable(failed.first().first().toString()));
-        return 1;
-      }
+      if (!openAndWait(w, file)) return 1;
       (void)w.grab();  // paints every widget of the window once: the first frame
       seconds.push_back(timer.nsecsElapsed() / 1e9);
       nodes = w.scene()->nodeCount();
@@ -86,8 +101,7 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       w.setDepth(1);
       while (changed.isEmpty()) QTest::qWait(1);
       (void)w.grab();
-      longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
-      stalls.push_back(longestStall);
+      stalls.push_back(stall.longestMs());
     }
     const std::string name = file.substr(file.find_last_of('/') + 1);
     std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s); longest GUI stall %.0f ms\n",
@@ -103,24 +117,9 @@ int cancelBenchmark(const std::string& file, int repeat) {
     tdfx::ui::MainWindow w(/*interactive=*/false);
     w.resize(1600, 1000);
     w.show();
-    QSignalSpy loaded(&w, &tdfx::ui::MainWindow::modelLoaded);
-    QSignalSpy failed(&w, &tdfx::ui::MainWindow::loadFailed);
-    w.openFile(QString::fromStdString(file));
-    while (loaded.isEmpty() && failed.isEmpty()) QTest::qWait(1);
-    if (!failed.isEmpty()) {
-      std::fprintf(stderr, "%s: %s\n", file.c_str(), qPrintable(failed.first().first().toString()));
-      return 1;
-    }
+    if (!openAndWait(w, file)) return 1;
     QSignalSpy verified(&w, &tdfx::ui::MainWindow::verified);
-    QElapsedTimer sinceTick;
-    double longestStall = 0;
-    QTimer ticker;
-    QObject::connect(&ticker, &QTimer::timeout, [&] {
-      longestStall = std::max(longestStall, sinceTick.nsecsElapsed() / 1e6);
-      sinceTick.restart();
-    });
-    sinceTick.start();
-    ticker.start(5);
+    const StallMeter stall;
     w.runVerify();
     QTest::qWait(500);
     if (!w.verifyPanel()->isRunning() || !verified.isEmpty()) {
@@ -145,7 +144,7 @@ int cancelBenchmark(const std::string& file, int repeat) {
     };
     while (!ended()) QTest::qWait(1);
     toGone.push_back(timer.nsecsElapsed() / 1e9);
-    stalls.push_back(std::max(longestStall, sinceTick.nsecsElapsed() / 1e6));
+    stalls.push_back(stall.longestMs());
   }
   const std::string name = file.substr(file.find_last_of('/') + 1);
   std::printf("cancel endless verify %-16s  report %.3f s, worker gone %.3f s  (median of %d); longest GUI stall %.0f ms\n",

@@ -16,22 +16,9 @@
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/tensordict/tensordict.h"
+#include "support/process_state.h"
 
 namespace tdfx::testing {
-
-/// Whether process `pid` ends within `seconds`: gone, or a zombie (it has ended; the worker zygote,
-/// its parent, reaps it when it gets to it, so a busy machine can keep it listed for a while).
-inline bool processEnds(pid_t pid, double seconds = 10) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    if (::kill(pid, 0) != 0) return true;
-    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-    std::string pidField, comm, state;
-    if (stat >> pidField >> comm >> state && state == "Z") return true;  // comm has no spaces here
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
 
 inline std::string fixture(const std::string& name) { return std::string(TDFX_FIXTURES_DIR) + "/" + name; }
 

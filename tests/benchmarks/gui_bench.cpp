@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "support/process_state.h"
 #include "support/synthetic_graph.h"
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/view_graph.h"
@@ -132,17 +133,7 @@ int cancelBenchmark(const std::string& file, int repeat) {
     w.verifyPanel()->cancel();
     while (verified.isEmpty()) QTest::qWait(1);
     toReport.push_back(timer.nsecsElapsed() / 1e9);
-    // Gone: no such process, or a zombie its zygote has not reaped yet (it runs no more code).
-    const auto ended = [pid] {
-      char path[64], state = 0;
-      std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
-      std::FILE* f = std::fopen(path, "r");
-      if (!f) return true;
-      const bool zombie = std::fscanf(f, "%*d %*s %c", &state) == 1 && state == 'Z';
-      std::fclose(f);
-      return zombie;
-    };
-    while (!ended()) QTest::qWait(1);
+    while (!tdfx::testing::processHasEnded(pid)) QTest::qWait(1);  // gone, or a zombie not reaped yet
     toGone.push_back(timer.nsecsElapsed() / 1e9);
     stalls.push_back(stall.longestMs());
   }

@@ -280,7 +280,7 @@ const char* rendererFor(ExportFormat format) {
 void prepareGraphviz(ExportFormat format) {
   if (format == ExportFormat::Dot) return;  // DOT is written without a layout or fonts
   // Both styles' fonts: fx leaves Graphviz's default (Times), the tdfx style asks for Helvetica.
-  static char kWarmGraph[] =
+  static const char kWarmGraph[] =
       "digraph warm { node [shape=record]; a [label=\"{a|b}\"]; b [label=\"b\" fontname=\"Helvetica\"]; a -> b }";
   std::lock_guard<std::mutex> lock(graphvizMutex());
   GVC_t* gvc = context();

@@ -1,7 +1,6 @@
 // The app's side of the model worker, and the zygote that forks workers.
 #include "tdfx/worker/model_worker.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,9 +12,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "graph_json.h"
+#include "thread_census.h"
 #include "tdfx/error.h"
 #include "worker_protocol.h"
 
@@ -31,15 +33,6 @@ int zygoteFd = -1;
 std::mutex zygoteMutex;
 // Why startWorkerZygote did not start one, for the error a ModelWorker then gives.
 std::string zygoteProblem = "tdfx::startWorkerZygote() was not called (call it first in main, while the process has one thread)";
-
-int threadCount() {
-  DIR* dir = ::opendir("/proc/self/task");
-  if (!dir) return -1;
-  int n = 0;
-  while (const dirent* e = ::readdir(dir)) n += e->d_name[0] != '.';
-  ::closedir(dir);
-  return n;
-}
 
 uint64_t physicalMemory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
@@ -162,9 +155,21 @@ bool startWorkerZygote() {
   // single-threaded when it forks (OpenBLAS starts the pool again at its next use).
   using BlasShutdown = int (*)();
   if (const auto shutdown = reinterpret_cast<BlasShutdown>(::dlsym(RTLD_DEFAULT, "blas_thread_shutdown_"))) shutdown();
-  if (const int threads = threadCount(); threads != 1) {
-    zygoteProblem = "the process had " + std::to_string(threads) +
-                    " threads when tdfx::startWorkerZygote() ran, and forking is only safe with one";
+  // A thread just joined (OpenBLAS's, above) is still listed for a moment: wait for it to go.
+  // Only a thread that stays a whole second is a real one.
+  const auto waitStart = std::chrono::steady_clock::now();
+  std::vector<worker::OtherThread> firstSeen;
+  const auto others = worker::waitUntilSingleThreaded(std::chrono::seconds(1), &firstSeen);
+  if (std::getenv("TDFX_DEBUG_ZYGOTE") && !firstSeen.empty()) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - waitStart);
+    std::fprintf(stderr, "tdfx: worker zygote: waited %lld us for %s\n", static_cast<long long>(us.count()),
+                 worker::describeThreads(firstSeen).c_str());
+  }
+  if (!others.empty()) {
+    zygoteProblem = "forking is only safe in a single-threaded process, and " + worker::describeThreads(others) +
+                    (others.size() == 1 ? " was" : " were") +
+                    " still running 1 s after tdfx::startWorkerZygote() began; call it first in main(), "
+                    "before anything (Qt, a thread pool, a library's initialiser) starts a thread";
     return false;
   }
   int sv[2];
@@ -186,6 +191,11 @@ bool startWorkerZygote() {
   ::close(sv[1]);
   zygoteFd = sv[0];
   return true;
+}
+
+std::string workerZygoteProblem() {
+  std::lock_guard<std::mutex> zygote(zygoteMutex);
+  return zygoteFd >= 0 ? std::string() : zygoteProblem;
 }
 
 uint64_t WorkerLimits::effectiveMemoryBytes() const { return memoryBytes ? memoryBytes : physicalMemory() / 2; }

@@ -24,9 +24,13 @@ namespace tdfx {
 /// Forks the worker zygote: a copy of this process, taken before any thread exists, that forks
 /// one worker per model on request (fork is only safe in a single-threaded process; LibTorch, Qt
 /// and OpenMP start threads later). Call it first thing in main. Returns false, and starts
-/// nothing, when the process already has more than one thread; ModelWorker then fails with an
-/// error saying so. Calling it again does nothing.
+/// nothing, when another thread still runs after a bounded wait (a thread that was just joined,
+/// such as OpenBLAS's pool, which this call stops, is waited for); ModelWorker then fails with an
+/// error naming that thread. Calling it again does nothing.
 bool startWorkerZygote();
+
+/// Why no worker zygote runs, naming the threads that prevented it; "" when one runs.
+std::string workerZygoteProblem();
 
 /// Time and memory limits of a worker. Zero memory: half of physical memory.
 struct WorkerLimits {

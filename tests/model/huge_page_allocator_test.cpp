@@ -49,6 +49,24 @@ TEST(HugePageAllocator, TheLastScopeToEndPutsThePreviousAllocatorBack) {
   EXPECT_FALSE(hugePageBlockBytes(after.storage().data_ptr()).has_value());
 }
 
+// Quantized models' weights are packed by fbgemm with raw_allocate / raw_deallocate during the load;
+// LibTorch asserts a raw deleter (issue 21: a dynamically quantized Linear aborted the worker).
+TEST(HugePageAllocator, RawBlocksLargeAndSmallAreFreedByTheRawDeleter) {
+  const uint64_t before = hugePageBytesInUse();
+  const ScopedHugePageAllocator scope;
+  c10::Allocator* const allocator = c10::GetCPUAllocator();
+  ASSERT_NE(allocator->raw_deleter(), nullptr);
+  void* large = allocator->raw_allocate(kMinHugeBlock + 1);
+  void* small = allocator->raw_allocate(64);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large) % kHugePage, 0u);
+  EXPECT_EQ(hugePageBytesInUse() - before, 2 * kHugePage + kHugePage);  // 4 MiB + 1 byte: three huge pages
+  static_cast<char*>(large)[kMinHugeBlock] = 1;
+  static_cast<char*>(small)[63] = 1;
+  allocator->raw_deallocate(large);
+  allocator->raw_deallocate(small);
+  EXPECT_EQ(hugePageBytesInUse(), before);
+}
+
 TEST(HugePageAllocator, AnAllocationOverTheAddressSpaceIsALibTorchErrorNamingTheSize) {
   const ScopedHugePageAllocator scope;
   try {

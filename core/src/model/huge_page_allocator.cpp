@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <unordered_map>
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
@@ -14,18 +15,38 @@ namespace {
 
 std::atomic<uint64_t> bytesInUse{0};
 
-// The deleter's context: what to unmap, and what was asked for.
+// The huge blocks that live, by address. A block's context is its data pointer, as LibTorch's own
+// CPU allocator does it: raw_allocate (fbgemm's weight packing in quantized models takes blocks
+// that way) requires it, and raw_deallocate frees with raw_deleter() alone.
 struct Block {
-  void* base;
   size_t size;
   size_t requested;
 };
+std::mutex blocksMutex;
+std::unordered_map<void*, Block>& blocks() {
+  static auto* live = new std::unordered_map<void*, Block>;  // never destroyed: blocks outlive main
+  return *live;
+}
 
-void unmapBlock(void* context) {
-  const auto* block = static_cast<Block*>(context);
-  ::munmap(block->base, block->size);
-  bytesInUse -= block->size;
-  delete block;
+// The raw deleter of the allocator installed before ours: small blocks come from it.
+std::atomic<c10::DeleterFnPtr> fallbackRawDeleter{nullptr};
+
+// Frees a huge block, or hands a small one taken raw back to the allocator it came from.
+void releaseBlock(void* data) {
+  if (!data) return;
+  {
+    const std::lock_guard<std::mutex> lock(blocksMutex);
+    const auto it = blocks().find(data);
+    if (it != blocks().end()) {
+      ::munmap(data, it->second.size);
+      bytesInUse -= it->second.size;
+      blocks().erase(it);
+      return;
+    }
+  }
+  const c10::DeleterFnPtr fallback = fallbackRawDeleter.load();
+  TORCH_INTERNAL_ASSERT(fallback, "huge-page allocator: a raw block that it did not make, and no raw deleter to free it");
+  fallback(data);
 }
 
 class HugePageAllocator final : public c10::Allocator {
@@ -49,10 +70,14 @@ class HugePageAllocator final : public c10::Allocator {
     void* base = reinterpret_cast<void*>(aligned);
     ::madvise(base, size, MADV_HUGEPAGE);  // advice only: where THP is off, these stay 4 KiB pages
     bytesInUse += size;
-    return {base, new Block{base, size, bytes}, &unmapBlock, c10::Device(c10::DeviceType::CPU)};
+    {
+      const std::lock_guard<std::mutex> lock(blocksMutex);
+      blocks()[base] = Block{size, bytes};
+    }
+    return {base, base, &releaseBlock, c10::Device(c10::DeviceType::CPU)};
   }
 
-  c10::DeleterFnPtr raw_deleter() const override { return nullptr; }  // blocks need their context
+  c10::DeleterFnPtr raw_deleter() const override { return &releaseBlock; }
 
  private:
   c10::Allocator* fallback_ = nullptr;
@@ -75,6 +100,7 @@ ScopedHugePageAllocator::ScopedHugePageAllocator() {
   const std::lock_guard<std::mutex> lock(installMutex);
   if (installed++ > 0) return;
   allocator().setFallback(c10::GetCPUAllocator());
+  fallbackRawDeleter = allocator().fallback()->raw_deleter();
   c10::SetCPUAllocator(&allocator(), kPriority);
 }
 
@@ -84,8 +110,11 @@ ScopedHugePageAllocator::~ScopedHugePageAllocator() {
 }
 
 c10::optional<size_t> hugePageBlockBytes(const c10::DataPtr& ptr) {
-  if (ptr.get_deleter() != &unmapBlock) return c10::nullopt;
-  return static_cast<const Block*>(ptr.get_context())->requested;
+  if (ptr.get_deleter() != &releaseBlock) return c10::nullopt;
+  const std::lock_guard<std::mutex> lock(blocksMutex);
+  const auto it = blocks().find(ptr.get());
+  if (it == blocks().end()) return c10::nullopt;
+  return it->second.requested;
 }
 
 uint64_t hugePageBytesInUse() { return bytesInUse; }

@@ -7,7 +7,11 @@
 // page faults, and the first pass over the loaded weights (parameter statistics, the first run)
 // about 0.5 s more. Blocks of kMinHugeBlock bytes and more come from mmap with MADV_HUGEPAGE
 // (2 MiB pages: 512 times fewer faults); smaller ones from the allocator installed before. Each
-// block carries its own deleter, so it outlives the scope that installed the allocator.
+// block carries its own deleter, so it outlives the scope that installed the allocator. Blocks taken
+// raw (Allocator::raw_allocate, as fbgemm's weight packing does) are freed by raw_deleter(), which
+// also hands small raw blocks back to the allocator installed before. A huge block taken raw and
+// freed raw after the scope ended would reach the restored allocator's deleter: LibTorch's raw
+// users free within the call that allocated, during the load.
 #include <c10/util/Optional.h>
 #include <cstddef>
 #include <cstdint>

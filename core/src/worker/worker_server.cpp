@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -232,6 +233,30 @@ uint64_t mappedBytes() {
   return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
+// The socket the answer goes to, for the terminate handler.
+int answerSocket = -1;
+
+// std::terminate in the worker: LibTorch threw where nothing can catch (a destructor, a noexcept
+// function) and the default handler would print its message with a 30-frame C++ backtrace to the
+// user's terminal. This one sends LibTorch's one-line cause as the request's answer, then aborts:
+// the app reports the cause, and the worker is gone as before.
+[[noreturn]] void answerTermination() {
+  std::string cause = "the model worker stopped inside LibTorch";
+  if (const std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const c10::Error& e) {
+      cause += ": " + e.msg().substr(0, e.msg().find('\n'));
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      cause += ": " + what.substr(0, what.find('\n'));
+    } catch (...) {
+    }
+  }
+  if (answerSocket >= 0) worker::writeFrame(answerSocket, json::to_cbor(failure("error", cause)));
+  std::abort();
+}
+
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kAddressSanitizer = true;
 #else
@@ -252,6 +277,8 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
     const rlimit limit{bytes, bytes};
     ::setrlimit(RLIMIT_AS, &limit);
   }
+  answerSocket = fd;
+  std::set_terminate(answerTermination);
   WorkerState state;
   std::vector<uint8_t> frame;
   while (worker::readFrame(fd, frame)) {

@@ -254,18 +254,7 @@ class SequentialMerger {
   }
 
   static Argument remap(const Argument& arg, const std::unordered_map<const Node*, Node*>& env) {
-    if (arg.isNode()) return Argument(env.at(arg.node()));
-    if (const auto* l = std::get_if<ArgumentList>(&arg.value)) {
-      ArgumentList out;
-      for (const Argument& a : l->items) out.items.push_back(remap(a, env));
-      return Argument(std::move(out));
-    }
-    if (const auto* t = std::get_if<ArgumentTuple>(&arg.value)) {
-      ArgumentTuple out;
-      for (const Argument& a : t->items) out.items.push_back(remap(a, env));
-      return Argument(std::move(out));
-    }
-    return arg;
+    return mapNodes(arg, [&env](Node* n) { return env.at(n); });
   }
   static std::vector<Argument> remap(const std::vector<Argument>& args, const std::unordered_map<const Node*, Node*>& env) {
     std::vector<Argument> out;

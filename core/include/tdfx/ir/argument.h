@@ -90,6 +90,25 @@ void forEachNode(const Argument& arg, Fn&& fn) {
   }
 }
 
+/// A copy of `arg` with every node reference n, however deeply nested (lists, tuples, slices, dict
+/// keys and values), replaced by fn(n). One function for every kind of container, so that a kind
+/// added later cannot be forgotten by one of its users (a slice bound once kept a dangling node).
+template <typename Fn>
+Argument mapNodes(const Argument& arg, Fn&& fn) {
+  if (arg.isNode()) return Argument(static_cast<Node*>(fn(arg.node())));
+  const auto each = [&fn](const std::vector<Argument>& items) {
+    std::vector<Argument> out;
+    out.reserve(items.size());
+    for (const Argument& a : items) out.push_back(mapNodes(a, fn));
+    return out;
+  };
+  if (const auto* l = std::get_if<ArgumentList>(&arg.value)) return Argument(ArgumentList{each(l->items)});
+  if (const auto* t = std::get_if<ArgumentTuple>(&arg.value)) return Argument(ArgumentTuple{each(t->items)});
+  if (const auto* s = std::get_if<ArgumentSlice>(&arg.value)) return Argument(ArgumentSlice{each(s->items)});
+  if (const auto* d = std::get_if<ArgumentDict>(&arg.value)) return Argument(ArgumentDict{each(d->keys), each(d->values)});
+  return arg;
+}
+
 /// Python str() of an argument as FX prints it in a graph (`%node` for nodes, strings unquoted).
 /// The formatting functions only read `arg` and throw no tdfx errors.
 std::string formatGraphArgument(const Argument& arg);

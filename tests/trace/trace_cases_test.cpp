@@ -48,6 +48,41 @@ TEST(TraceCases, NestedSequentialRepeatsPrefixes) {
   EXPECT_EQ(gm.outKeys(), (std::vector<NestedKey>{{"mid", "h"}, {"mid", "g"}, "out"}));
 }
 
+// A slice bound that is a node, in the first child of a sequential: the node reference inside the
+// slice is carried into the sequential's graph (issue 21, class 12: it dangled, and the error
+// changed from run to run). Expected text: torch.fx 1.13 on the same modules (td_reference.py).
+TEST(TraceCases, ASliceBoundNodeSurvivesTheSequential) {
+  const GraphModule gm = traceFixture("slice_bound_sequential.pt");
+  EXPECT_EQ(gm.graphText(),
+            "graph():\n"
+            "    %tensordict : [#users=1] = placeholder[target=tensordict]\n"
+            "    %getitem : [#users=2] = call_function[target=operator.getitem](args = (%tensordict, x), kwargs = {})\n"
+            "    %size : [#users=1] = call_method[target=size](args = (%getitem, 1), kwargs = {})\n"
+            "    %getitem_1 : [#users=2] = call_function[target=operator.getitem](args = (%getitem, (slice(None, None, "
+            "None), slice(None, size, None))), kwargs = {})\n"
+            "    %relu : [#users=1] = call_function[target=torch.relu](args = (%getitem_1,), kwargs = {})\n"
+            "    return (getitem_1, relu)");
+  EXPECT_NE(gm.code().text.find("    getitem_1 = getitem[(slice(None, None, None), slice(None, size, None))];  getitem = "
+                                "size = None\n"),
+            std::string::npos)
+      << gm.code().text;
+}
+
+// A dynamically quantized Linear and LSTM: the load packs their weights with raw allocations (the
+// worker aborted in LibTorch's raw_deallocate), and torch.ao.nn modules are leaves, as in FX.
+// Expected text: torch.fx 1.13's symbolic_trace of the same module.
+TEST(TraceCases, DynamicallyQuantizedModulesLoadAndStayLeaves) {
+  const GraphModule gm = traceFixture("quantized_dynamic.pt");
+  EXPECT_EQ(gm.graphText(),
+            "graph():\n"
+            "    %x : [#users=1] = placeholder[target=x]\n"
+            "    %fc : [#users=1] = call_module[target=fc](args = (%x,), kwargs = {})\n"
+            "    %relu : [#users=1] = call_function[target=torch.relu](args = (%fc,), kwargs = {})\n"
+            "    %lstm : [#users=1] = call_module[target=lstm](args = (%relu,), kwargs = {})\n"
+            "    %getitem : [#users=1] = call_function[target=operator.getitem](args = (%lstm, 0), kwargs = {})\n"
+            "    return getitem");
+}
+
 TEST(TraceCases, KeyReadByTwoLaterModulesIsWiredOnce) {
   const GraphModule gm = traceFixture("shared_read.pt");
   // h (the Linear's output) feeds relu, mul and add; the input key is read once.

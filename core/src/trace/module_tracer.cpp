@@ -86,8 +86,9 @@ bool isForwardMethod(const std::string& name) {
 }
 
 bool isLeafModule(const jit::Module& module) {
+  // torch.fx's Tracer.is_leaf_module: torch.nn and torch.ao.nn (quantized) modules.
   const std::string name = pythonTypeName(module.type());
-  if (name.rfind("torch.nn.", 0) != 0) return false;
+  if (name.rfind("torch.nn.", 0) != 0 && name.rfind("torch.ao.nn.", 0) != 0) return false;
   static const char* containers[] = {"torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList",
                                      "torch.nn.modules.container.ModuleDict"};
   for (const char* c : containers)
@@ -420,8 +421,10 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     args.push_back(frame.get(node->input(i)));
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
-  if (isForwardMethod(methodName) && isLeafModule(target.module) && !target.path.empty() &&
-      target.path != frame.scope.path) {
+  // TorchScript compiles `self.lstm(x)` on a dynamically quantized RNN, whose Python forward is
+  // @torch.jit.ignore'd and dispatches on the input's type, to its exported `forward_tensor`.
+  const bool leafForward = isForwardMethod(methodName) || methodName == "forward_tensor";
+  if (leafForward && isLeafModule(target.module) && !target.path.empty() && target.path != frame.scope.path) {
     setOutputs(node, createLeafCall(node, frame, target, methodName, args), 1, frame);
     return;
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tdfx/nn/source_index.h"
+
 namespace tdfx::trace::py {
 namespace {
 
@@ -84,6 +86,24 @@ TEST(PythonExpr, WidensACalleeRangeToItsCall) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, K::Call);
   EXPECT_EQ(e->end, 14u);
+}
+
+// TorchScript's range for `(x + y).transpose(0, 1)` is `x + y).transpos`; widened over the opening
+// bracket (sourceLocationOf), it must read as the method call on the bracketed sum (issue 21).
+TEST(PythonExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {
+  ExprPtr root = parseExpressionPrefix("(x + y).transpose(0, 1)\n        m = 1");
+  ExprPtr e = expressionForRange(root, 16);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::Call);
+  EXPECT_EQ(e->begin, 0u);
+  EXPECT_EQ(e->end, 23u);
+  EXPECT_EQ(e->items[0]->kind, K::Attribute);
+  EXPECT_EQ(e->items[0]->items[0]->kind, K::BinOp);
+  EXPECT_EQ(e->items[0]->items[0]->begin, 1u);  // the sum itself, inside the brackets
+  const std::string text = "(x + y).transpose(0, 1)";
+  EXPECT_EQ(unmatchedOpeningBrackets(text, 1, 16), 1u);
+  EXPECT_EQ(unmatchedOpeningBrackets(std::string("f(a, b)"), 5, 7), 0u);  // no bracket right before: stays
+  EXPECT_EQ(unmatchedOpeningBrackets(std::string("((x + y) * 2).sum(1)"), 1, 18), 1u);
 }
 
 TEST(PythonExpr, TellsConstantExpressions) {

@@ -195,6 +195,9 @@ std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSch
       return form;
     }
   }
+  // A method call only when torch.Tensor has that method: `fn.linear(x, w)` through an alias of
+  // torch.nn.functional is no method of `fn` (the tables then spell the operator FX records).
+  if (!isTensorMethod(callee.text)) return std::nullopt;
   form.op = OpKind::CallMethod;
   form.target = callee.text;
   if (!mapWrittenArguments(call, schema, true, inputs, attributes, form)) return std::nullopt;

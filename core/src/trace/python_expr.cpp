@@ -250,12 +250,15 @@ class Parser {
     return base;
   }
   ExprPtr primary() {
+    // A bracketed atom is its inner expression, but what follows it (`(x + y).transpose(0, 1)`)
+    // starts at the opening bracket.
+    const size_t begin = t_[p_].begin;
     ExprPtr e = atom();
     while (e) {
       if (isOp(".") && t_[p_ + 1].kind == Token::Kind::Name) {
         const Token& name = t_[p_ + 1];
         p_ += 2;
-        e = make(Expr::Kind::Attribute, name.text, {e}, e->begin, name.end);
+        e = make(Expr::Kind::Attribute, name.text, {e}, begin, name.end);
       } else if (isOp("(")) {
         const size_t save = p_;
         ExprPtr call = callArguments(e);
@@ -263,6 +266,7 @@ class Parser {
           p_ = save;
           break;
         }
+        const_cast<Expr*>(call.get())->begin = begin;
         e = call;
       } else if (isOp("[")) {
         const size_t save = p_++;
@@ -271,7 +275,7 @@ class Parser {
           p_ = save;
           break;
         }
-        e = make(Expr::Kind::Subscript, "", {e, index}, e->begin, t_[p_++].end);
+        e = make(Expr::Kind::Subscript, "", {e, index}, begin, t_[p_++].end);
       } else {
         break;
       }

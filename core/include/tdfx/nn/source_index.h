@@ -24,21 +24,54 @@ struct SourceLocation {
 /// The location of an original (user-written) source range: file, line, and a window of the
 /// source from the range's start, long enough to complete a call's argument list. The one place
 /// that decides what a location holds, for both the isolated loader and the in-process tracer.
+/// How far to move a range's start to the left so that it takes in the opening brackets of the
+/// closing ones it holds without them. TorchScript drops brackets: `(x + y).transpose(0, 1)` gives
+/// aten::transpose the range `x + y).transpose`, which is no expression; `(x + y).transpose` is.
+template <typename Text>  // std::string, or TorchScript's StringCordView of a source
+size_t unmatchedOpeningBrackets(const Text& text, size_t start, size_t end) {
+  int open = 0, unmatched = 0;
+  char quote = 0;
+  for (size_t i = start; i < end && i < text.size(); ++i) {
+    const char c = text.at(i);
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(') {
+      ++open;
+    } else if (c == ')') {
+      open > 0 ? --open : ++unmatched;
+    }
+  }
+  size_t first = start;
+  for (; unmatched > 0; --unmatched) {
+    size_t i = first;
+    while (i > 0 && (text.at(i - 1) == ' ' || text.at(i - 1) == '\t' || text.at(i - 1) == '\n')) --i;
+    if (i == 0 || text.at(i - 1) != '(') break;
+    first = i - 1;
+  }
+  return start - first;
+}
+
 inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) {
   // The source of a scripted function is its own text (from its `def`), so offsets compare within it.
   SourceLocation loc;
-  const size_t end = std::min(original.source()->size(), original.end() + size_t(512));
-  loc.window = original.source()->text_str().substr(original.start(), end - original.start()).str();
-  loc.rangeLength = original.end() - original.start();
-  loc.start = original.start();
+  const auto text = original.source()->text_str();
+  const size_t start = original.start() - unmatchedOpeningBrackets(text, original.start(), original.end());
+  const size_t end = std::min(text.size(), original.end() + size_t(512));
+  loc.window = text.substr(start, end - start).str();
+  loc.rangeLength = original.end() - start;
+  loc.start = start;
   if (auto flc = original.file_line_col()) {
     loc.file = std::get<0>(*flc);
     loc.line = static_cast<int>(std::get<1>(*flc));
   }
   if (loc.file.empty() || loc.file == "<string>") {
-    const std::string text = original.source()->text_str().str();
-    const size_t def = text.rfind("def ", original.start());
-    if (def != std::string::npos && (def == 0 || text[def - 1] == '\n')) loc.builtinDef = text.substr(def, text.find('\n', def) - def);
+    const std::string whole = text.str();
+    const size_t def = whole.rfind("def ", original.start());
+    if (def != std::string::npos && (def == 0 || whole[def - 1] == '\n'))
+      loc.builtinDef = whole.substr(def, whole.find('\n', def) - def);
   }
   return loc;
 }

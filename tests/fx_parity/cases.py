@@ -12,6 +12,8 @@ ret_ returns, sig_ signatures, train_ self.training, torch_ torch functions).
 # --- torch.nn.functional: every function TorchScript compiles, with typical arguments ---------------
 # (name, call) with forward(self, x, y, w, idx) available: x, y float tensors, w a weight, idx indices.
 FUNCTIONAL = [
+    # Through another alias of torch.nn.functional (`import torch.nn.functional as fn`): no method.
+    ("alias_linear", "fn.linear(x, w)"), ("alias_linear_bias", "fn.linear(x, w, y)"),
     ("relu", "F.relu(x)"), ("relu_inplace", "F.relu(x, inplace=True)"), ("relu6", "F.relu6(x)"),
     ("elu", "F.elu(x)"), ("elu_alpha", "F.elu(x, alpha=0.5)"), ("selu", "F.selu(x)"), ("celu", "F.celu(x, 2.0)"),
     ("leaky_relu", "F.leaky_relu(x, 0.2)"), ("leaky_relu_kw", "F.leaky_relu(x, negative_slope=0.1)"),
@@ -67,6 +69,9 @@ FUNCTIONAL = [
 
 # --- Tensor methods: (name, call on x) --------------------------------------------------------------
 METHODS = [
+    # A method of a bracketed expression: TorchScript's range drops the opening bracket (issue 21).
+    ("paren_transpose", "(x + y).transpose(0, 1)"), ("paren_mean_kw", "(x * y).mean(dim=-1, keepdim=True)"),
+    ("paren_view_varargs", "(x + y).view(2, -1)"), ("paren_nested", "((x + y) * 2).sum(1)"),
     ("abs", "x.abs()"), ("absolute", "x.absolute()"), ("acos", "x.acos()"), ("add", "x.add(y)"),
     ("add_alpha", "x.add(y, alpha=2)"), ("addmm", "x.addmm(y, w)"), ("addcmul", "x.addcmul(y, w, value=0.5)"),
     ("argmax", "x.argmax()"), ("argmax_dim", "x.argmax(dim=1)"), ("argmin", "x.argmin(1)"), ("amax", "x.amax(-1)"),

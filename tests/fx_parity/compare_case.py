@@ -6,8 +6,9 @@
 
 Graph and code must be byte-identical; the `--style fx` DOT must equal FxGraphDrawer's
 semantically: the same node names, labels, fill colours and edges (attribute order and quoting
-aside). A case listed in known_differences.txt passes while it differs, and fails once it
-matches (the list must not go stale).
+aside). A case listed in known_differences.txt passes while it differs exactly as
+known_differences/NAME.txt records (a crash or any other difference fails it), and fails once it
+matches (the list must not go stale). A DOT that pydot cannot parse, on either side, fails.
 Needs no torch: it reads the files make_cases.py wrote.
 """
 import argparse
@@ -76,8 +77,8 @@ def compare_dot(ours, theirs):
         return f"tdfx's DOT does not parse: {e}"
     try:
         n2, e2 = parse_dot(theirs)
-    except Exception:  # noqa: BLE001 - pydot cannot read back some DOT text of its own: nothing to compare with
-        return ""
+    except Exception as e:  # noqa: BLE001 - nothing to compare with is a failure, never "equal"
+        return f"FX's DOT does not parse with pydot: {e}"
     if set(n1) != set(n2):
         return f"nodes differ: only tdfx {sorted(set(n1) - set(n2))[:5]}, only FX {sorted(set(n2) - set(n1))[:5]}"
     for name in n2:
@@ -134,6 +135,22 @@ def one(args):
         if graph_ok and code_ok and dot_ok:
             print(f"{args.name}: now matches torch.fx: remove it from known_differences.txt")
             return 1
+        recorded_path = os.path.join(HERE, "known_differences", f"{args.name}.txt")
+        if args.record_known:
+            with open(recorded_path, "w") as f:
+                f.write(details)
+            print(f"{args.name}: recorded its difference in {recorded_path}")
+            return 0
+        recorded = read(recorded_path) if os.path.exists(recorded_path) else None
+        if recorded is None:
+            print(f"{args.name}: listed in known_differences.txt, but {recorded_path} does not record the "
+                  f"expected difference (make it with --record-known)\n{details}")
+            return 1
+        if details != recorded:
+            print(f"{args.name}: differs from torch.fx otherwise than known_differences/{args.name}.txt records\n"
+                  + "".join(difflib.unified_diff(recorded.splitlines(True), details.splitlines(True),
+                                                 "recorded", "now")))
+            return 1
         print(f"{args.name}: known difference ({known[args.name]})\n{details}")
         return 0
     if graph_ok and code_ok and dot_ok:
@@ -185,6 +202,8 @@ def main():
     parser.add_argument("--failures", help="with --table: write every difference to this file")
     parser.add_argument("--groups", help="with --table: only these groups (comma-separated: fn,meth,tv,...)")
     parser.add_argument("--no-picture", action="store_true", help="compare graph and code only")
+    parser.add_argument("--record-known", action="store_true",
+                        help="for a case in known_differences.txt: record its difference as the expected one")
     parser.add_argument("name", nargs="?")
     args = parser.parse_args()
     if args.table:

@@ -3,8 +3,9 @@
 
 Run with Debian's interpreter: /usr/bin/python3 make_cases.py --out DIR [--cmake FILE] [--cli TDFX_CLI]
 
-DIR is a cache keyed by the torch and torchvision versions and by the text of this script and
-cases.py: when DIR/index.json exists nothing is generated again. Per case it holds
+DIR is a cache keyed by the torch and torchvision versions and by the text of this script, cases.py,
+td_reference.py, app/tdfx_export.py and tests/fixtures/standins.py: when DIR/index.json exists
+nothing is generated again. Per case it holds
   NAME.pt          the module scripted by torch.jit.script (tdfx's input),
   NAME.graph.txt   print(torch.fx.symbolic_trace(module).graph),
   NAME.code.txt    torch.fx.symbolic_trace(module).code,
@@ -38,7 +39,9 @@ def cache_key():
     import torch
     import torchvision
     h = hashlib.sha256()
-    for f in ("make_cases.py", "cases.py", "td_reference.py"):
+    # Every file whose text shapes the archives or the references: the corpus, the reference
+    # tracer, and the exporter (with the stand-in classes) that writes the TensorDict archives.
+    for f in ("make_cases.py", "cases.py", "td_reference.py", "../../app/tdfx_export.py", "../fixtures/standins.py"):
         with open(os.path.join(HERE, f), "rb") as fh:
             h.update(fh.read())
     return f"torch{torch.__version__}-torchvision{torchvision.__version__}-{h.hexdigest()[:12]}"
@@ -48,7 +51,8 @@ def write_case_module(path, cases):
     """The cases as one importable Python file, so TorchScript and FX both read real source."""
     import cases as c
     lines = ["import math", "from typing import Dict, List, Optional, Tuple", "import torch",
-             "import torch.nn as nn", "import torch.nn.functional as F", c.PRELUDE]
+             "import torch.nn as nn", "import torch.nn.functional as F", "import torch.nn.functional as fn",
+             c.PRELUDE]
     for name, forward, init in cases:
         lines.append(f"\nclass Case_{name}(nn.Module):")
         lines.append("    def __init__(self):")
@@ -203,6 +207,13 @@ def write_cmake(path, out, index, cli, compare):
         flags = " --no-picture" if entry["group"] in CTEST_GROUPS_WITHOUT_PICTURE else ""
         lines.append(f'add_test(fx_parity.{name} "{sys.executable}" "{compare}" --cli "{cli}" --cases "{out}"{flags} {name})')
         lines.append(f'set_tests_properties(fx_parity.{name} PROPERTIES LABELS fx_parity TIMEOUT 300)')
+    # The comparison itself: a known difference fails when tdfx-cli crashes instead of differing as
+    # recorded (it once passed whatever happened, even with --cli /bin/false).
+    lines.append(f'add_test(fx_parity.self_check.known_difference_fails_on_a_crash "{sys.executable}" "{compare}" '
+                 f'--cli /bin/false --cases "{out}" torch_einsum)')
+    lines.append('set_tests_properties(fx_parity.self_check.known_difference_fails_on_a_crash PROPERTIES '
+                 'LABELS fx_parity PASS_REGULAR_EXPRESSION "torch_einsum: differs from torch.fx otherwise than '
+                 'known_differences/torch_einsum.txt records")')
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -100,6 +100,11 @@ TEST(PythonExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {
   EXPECT_EQ(e->items[0]->kind, K::Attribute);
   EXPECT_EQ(e->items[0]->items[0]->kind, K::BinOp);
   EXPECT_EQ(e->items[0]->items[0]->begin, 1u);  // the sum itself, inside the brackets
+  // `((x + y) * 2)`: the product starts at the inner bracket (its range widened over it).
+  ExprPtr product = expressionForRange(parseExpressionPrefix("(x + y) * 2).sum(1)"), 11);
+  ASSERT_TRUE(product);
+  EXPECT_EQ(product->kind, K::BinOp);
+  EXPECT_EQ(product->text, "*");
   const std::string text = "(x + y).transpose(0, 1)";
   EXPECT_EQ(unmatchedOpeningBrackets(text, 1, 16), 1u);
   EXPECT_EQ(unmatchedOpeningBrackets(std::string("f(a, b)"), 5, 7), 0u);  // no bracket right before: stays

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstring>
 #include <functional>
+#include <unordered_map>
 
 namespace tdfx::trace::py {
 namespace {
@@ -134,7 +135,7 @@ class Parser {
       ExprPtr test = orTest();
       if (test && isName("else")) {
         ++p_;
-        if (ExprPtr orelse = expression()) return make(Expr::Kind::IfExp, "", {body, test, orelse}, body->begin, orelse->end);
+        if (ExprPtr orelse = expression()) return make(Expr::Kind::IfExp, "", {body, test, orelse}, start(body), orelse->end);
       }
       p_ = save;
     }
@@ -172,7 +173,7 @@ class Parser {
       items.push_back(more);
     }
     if (items.size() == 1) return first;
-    return make(Expr::Kind::BoolOp, word, items, first->begin, items.back()->end);
+    return make(Expr::Kind::BoolOp, word, items, start(first), items.back()->end);
   }
   ExprPtr notTest() {
     if (isName("not")) {
@@ -206,7 +207,7 @@ class Parser {
         p_ = save;
         break;
       }
-      left = make(Expr::Kind::Compare, op, {left, right}, left->begin, right->end);
+      left = make(Expr::Kind::Compare, op, {left, right}, start(left), right->end);
     }
     return left;
   }
@@ -227,7 +228,7 @@ class Parser {
         p_ = save;
         break;
       }
-      left = make(Expr::Kind::BinOp, op, {left, right}, left->begin, right->end);
+      left = make(Expr::Kind::BinOp, op, {left, right}, start(left), right->end);
     }
     return left;
   }
@@ -244,21 +245,18 @@ class Parser {
     ExprPtr base = primary();
     if (base && isOp("**")) {
       const size_t save = p_++;
-      if (ExprPtr exponent = factor()) return make(Expr::Kind::BinOp, "**", {base, exponent}, base->begin, exponent->end);
+      if (ExprPtr exponent = factor()) return make(Expr::Kind::BinOp, "**", {base, exponent}, start(base), exponent->end);
       p_ = save;
     }
     return base;
   }
   ExprPtr primary() {
-    // A bracketed atom is its inner expression, but what follows it (`(x + y).transpose(0, 1)`)
-    // starts at the opening bracket.
-    const size_t begin = t_[p_].begin;
     ExprPtr e = atom();
     while (e) {
       if (isOp(".") && t_[p_ + 1].kind == Token::Kind::Name) {
         const Token& name = t_[p_ + 1];
         p_ += 2;
-        e = make(Expr::Kind::Attribute, name.text, {e}, begin, name.end);
+        e = make(Expr::Kind::Attribute, name.text, {e}, start(e), name.end);
       } else if (isOp("(")) {
         const size_t save = p_;
         ExprPtr call = callArguments(e);
@@ -266,7 +264,6 @@ class Parser {
           p_ = save;
           break;
         }
-        const_cast<Expr*>(call.get())->begin = begin;
         e = call;
       } else if (isOp("[")) {
         const size_t save = p_++;
@@ -275,7 +272,7 @@ class Parser {
           p_ = save;
           break;
         }
-        e = make(Expr::Kind::Subscript, "", {e, index}, begin, t_[p_++].end);
+        e = make(Expr::Kind::Subscript, "", {e, index}, start(e), t_[p_++].end);
       } else {
         break;
       }
@@ -319,7 +316,7 @@ class Parser {
     call->kind = Expr::Kind::Call;
     call->items = std::move(items);
     call->keywords = std::move(keywords);
-    call->begin = callee->begin;
+    call->begin = start(callee);
     call->end = t_[p_++].end;
     return call;
   }
@@ -418,7 +415,10 @@ class Parser {
           if (sequence(close, items, trailing, dict)) {
             const size_t end = t_[p_++].end;
             if (tok.text == "(") {
-              if (items.size() == 1 && !trailing) return items[0];  // parentheses
+              if (items.size() == 1 && !trailing) {  // parentheses: the inner expression
+                bracketedFrom_[items[0]] = tok.begin;
+                return items[0];
+              }
               return make(Expr::Kind::Tuple, "", items, tok.begin, end);
             }
             return make(tok.text == "[" ? Expr::Kind::List : (dict ? Expr::Kind::Dict : Expr::Kind::Tuple), "", items,
@@ -433,8 +433,19 @@ class Parser {
     return nullptr;
   }
 
+  // Where an expression starts when what contains it starts there too: at its opening bracket when
+  // it was written in brackets. A bracketed atom is its inner expression (`(x + y)` is the sum), but
+  // `(x + y).transpose(0, 1)` and `(x + y) * 2` start at the bracket, as TorchScript's ranges of
+  // their nodes do once widened over it.
+  size_t start(const ExprPtr& e) const {
+    const auto it = bracketedFrom_.find(e);
+    return it == bracketedFrom_.end() ? e->begin : it->second;
+  }
+
   std::vector<Token> t_;
   size_t p_ = 0;
+  // Keys hold their expressions: one dropped by backtracking must not lend its address to another.
+  std::unordered_map<ExprPtr, size_t> bracketedFrom_;
 };
 
 // Source text of a parsed string is not kept in `text` for strings: filled by the callers that need it.

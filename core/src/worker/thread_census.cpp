@@ -12,7 +12,10 @@
 
 namespace tdfx::worker {
 
-std::vector<OtherThread> otherThreads() {
+namespace {
+
+// The tids of the other threads, without their names: what the wait polls.
+std::vector<OtherThread> otherThreadIds() {
   std::vector<OtherThread> threads;
   DIR* dir = ::opendir("/proc/self/task");
   if (!dir) return threads;
@@ -20,15 +23,23 @@ std::vector<OtherThread> otherThreads() {
   while (const dirent* e = ::readdir(dir)) {
     if (e->d_name[0] == '.') continue;
     const auto tid = static_cast<pid_t>(std::strtol(e->d_name, nullptr, 10));
-    if (tid == self) continue;
-    OtherThread t{tid, {}};
-    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
-    std::getline(comm, t.name);
-    threads.push_back(std::move(t));
+    if (tid != self) threads.push_back(OtherThread{tid, {}});
   }
   ::closedir(dir);
   return threads;
 }
+
+std::vector<OtherThread> named(std::vector<OtherThread> threads) {
+  for (OtherThread& t : threads) {
+    std::ifstream comm("/proc/self/task/" + std::to_string(t.tid) + "/comm");
+    std::getline(comm, t.name);
+  }
+  return threads;
+}
+
+}  // namespace
+
+std::vector<OtherThread> otherThreads() { return named(otherThreadIds()); }
 
 std::vector<OtherThread> waitUntilSingleThreaded(std::chrono::nanoseconds limit, std::vector<OtherThread>* firstSeen) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
@@ -36,9 +47,9 @@ std::vector<OtherThread> waitUntilSingleThreaded(std::chrono::nanoseconds limit,
   // growing steps so that a thread that really stays costs little CPU while we wait for it.
   auto pause = std::chrono::microseconds(20);
   for (int round = 0;; ++round) {
-    std::vector<OtherThread> threads = otherThreads();
-    if (round == 0 && firstSeen) *firstSeen = threads;
-    if (threads.empty() || std::chrono::steady_clock::now() >= deadline) return threads;
+    std::vector<OtherThread> threads = otherThreadIds();  // names only where they are reported
+    if (round == 0 && firstSeen) *firstSeen = named(threads);
+    if (threads.empty() || std::chrono::steady_clock::now() >= deadline) return named(std::move(threads));
     if (round < 8) {
       ::sched_yield();
     } else {

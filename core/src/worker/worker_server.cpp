@@ -242,14 +242,14 @@ int answerSocket = -1;
 // the app reports the cause, and the worker is gone as before.
 [[noreturn]] void answerTermination() {
   std::string cause = "the model worker stopped inside LibTorch";
+  const auto firstLine = [](const std::string& text) { return ": " + text.substr(0, text.find('\n')); };
   if (const std::exception_ptr current = std::current_exception()) {
     try {
       std::rethrow_exception(current);
     } catch (const c10::Error& e) {
-      cause += ": " + e.msg().substr(0, e.msg().find('\n'));
+      cause += firstLine(e.msg());
     } catch (const std::exception& e) {
-      const std::string what = e.what();
-      cause += ": " + what.substr(0, what.find('\n'));
+      cause += firstLine(e.what());
     } catch (...) {
     }
   }

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli_batch.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/graphviz_layout.h"
@@ -194,8 +195,16 @@ int runCli(int argc, char** argv) {
       ->check(CLI::Range(1e-3, 1048576.0));
 
   TraceOptions t;
+  BatchTraceOptions batch;
   auto* trace = app.add_subcommand("trace", "Print the traced FX graph and/or the generated Python code");
-  trace->add_option("MODEL", t.model, "TorchScript archive (.pt), with or without tensordict.json")->required();
+  trace->add_option("MODEL", batch.models,
+                    "TorchScript archive (.pt), with or without tensordict.json; several with --out-dir");
+  trace->add_option("--out-dir", batch.outDir,
+                    "Trace every MODEL (and --from's) in this one process, writing NAME.graph.txt and NAME.code.txt, "
+                    "or NAME.error.txt, into this folder");
+  trace->add_option("--from", batch.listFile, "With --out-dir: a file naming one archive per line");
+  trace->add_flag("--fx-dot", batch.fxDot, "With --out-dir: also NAME.dot, as export --style fx --expand-all draws it");
+  trace->add_flag("--verify", batch.verify, "With --out-dir: also verify each model (NAME.verify.txt); a failure counts");
   trace->add_flag("--graph", t.graph, "Print the graph (print(graph_module.graph))");
   trace->add_flag("--code", t.code, "Print the generated code (graph_module.code)");
   trace->add_flag("--shapes", t.shapes, "Run the graph once and show each node's output shapes and dtypes");
@@ -246,7 +255,16 @@ int runCli(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (app.got_subcommand(trace)) return runTrace(t, w);
+    if (app.got_subcommand(trace)) {
+      if (!batch.outDir.empty()) return runBatchTrace(batch, w.limits());
+      if (!batch.listFile.empty() || batch.fxDot || batch.verify)
+        throw tdfx::Error("trace: --from, --fx-dot and --verify go with --out-dir");
+      if (batch.models.size() != 1)
+        throw tdfx::Error("trace: name one MODEL (" + std::to_string(batch.models.size()) +
+                          " given); several are traced with --out-dir DIR");
+      t.model = batch.models.front();
+      return runTrace(t, w);
+    }
     if (app.got_subcommand(verify)) return runVerify(v, w);
     if (app.got_subcommand(exportCmd)) return runExport(x, w);
     if (app.got_subcommand(diffCmd)) return runDiff(d, w);

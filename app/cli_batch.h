@@ -1,0 +1,22 @@
+// tdfx-cli trace --out-dir: many archives traced in one process, one model worker reused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tdfx/worker/model_worker.h"
+
+struct BatchTraceOptions {
+  std::vector<std::string> models;  // archives named on the command line
+  std::string listFile;             // --from: one archive path per line
+  std::string outDir;
+  bool fxDot = false;  // also NAME.dot, the `export --style fx --expand-all` picture
+  bool verify = false; // also NAME.verify.txt, the verify report on the file's example inputs
+};
+
+/// Traces every model into outDir: NAME.graph.txt and NAME.code.txt (what `trace --graph` and
+/// `trace --code` print), or NAME.error.txt with the error. Every model gets a fresh worker (a fork
+/// of the zygote, milliseconds) instead of a fresh tdfx-cli (LibTorch's start, most of a second).
+/// Returns 0 when every model traced (and verified, with --verify), 1 otherwise; a line per model
+/// that failed goes to stderr, and a summary line to stdout.
+int runBatchTrace(const BatchTraceOptions& options, const tdfx::WorkerLimits& limits);

@@ -1,0 +1,313 @@
+"""The fuzzer's grammar: random PyTorch modules built from idioms of real model code.
+
+A program is a list of statements over tensors of one shape, (2, 4, 8). Each statement reads
+earlier values (or the forward's parameters), defines one new value, and brings along the
+submodules, parameters, buffers and helper methods it needs, so any subset of the statements
+renders to a complete module: that is what the shrinker removes statements from. A value whose
+statement was removed is replaced by `x`.
+
+The idioms are the classes of failure seen on code nobody wrote for the tests (issue 21): lists
+grown with append in loops, methods of bracketed expressions, named-tuple fields, slices with
+expression bounds and shape slices, ModuleList / ModuleDict loops with zip and enumerate, attention
+by hand, helper methods, leaf modules (Linear, LayerNorm, GRU, MultiheadAttention, Conv1d),
+parameters and buffers, Optional and default forward parameters, `torch.no_grad`, tuples and dicts.
+Programs are wrapped as plain modules, TensorDictModules or (nested) TensorDictSequentials.
+"""
+import random
+import re
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+D = 8  # the feature size; every value has shape (2, 4, D)
+
+
+@dataclass
+class Stmt:
+    lines: List[str]                 # forward body lines, indented relative to the body
+    defines: str                     # the value it defines
+    uses: List[str]                  # values it reads
+    members: List[str] = field(default_factory=list)  # __init__ lines
+    helpers: List[str] = field(default_factory=list)  # method definitions
+    params: List[str] = field(default_factory=list)   # extra forward parameters it needs: y, mask, scale
+    idiom: str = ""
+
+
+@dataclass
+class Program:
+    stmts: List[Stmt]
+    outputs: int = 1                 # values returned: the last, or the last two
+
+    def render(self, cls: str, keep: Optional[List[int]] = None) -> str:
+        """The module class as source; keep: indices of the statements to keep (default all)."""
+        kept = [s for i, s in enumerate(self.stmts) if keep is None or i in keep]
+        defined = {"x"}
+        removed = {s.defines for s in self.stmts} - {s.defines for s in kept}
+        members, helpers, params, body = [], [], set(), []
+        for s in kept:
+            for line in s.lines:
+                for name in removed:
+                    line = re.sub(rf"\b{name}\b", "x", line)
+                body.append(line)
+            defined.add(s.defines)
+            members += s.members
+            helpers += s.helpers
+            params.update(s.params)
+        values = [s.defines for s in kept] or ["x"]
+        outs = values[-self.outputs:] if len(values) >= self.outputs else values[-1:]
+        sig = ["self", "x"]
+        if "y" in params:
+            sig.append("y")
+        if "mask" in params:
+            sig.append("mask: Optional[torch.Tensor] = None")
+        if "scale" in params:
+            sig.append("scale: float = 2.0")
+        src = [f"class {cls}(nn.Module):", "    def __init__(self):", "        super().__init__()"]
+        src += ["        " + m for m in members]
+        for h in helpers:
+            src.append("")
+            src += ["    " + line for line in h.splitlines()]
+        src.append("")
+        src.append(f"    def forward({', '.join(sig)}):")
+        src += ["        " + line for line in body]
+        src.append(f"        return {', '.join(outs)}" if len(outs) > 1 else f"        return {outs[0]}")
+        return "\n".join(src) + "\n"
+
+    def signature(self, keep=None):
+        """The forward's tensor inputs that take keys, in order (x, then y when used)."""
+        kept = [s for i, s in enumerate(self.stmts) if keep is None or i in keep]
+        return ["x"] + (["y"] if any("y" in s.params for s in kept) else [])
+
+    def output_count(self, keep=None):
+        n = len([i for i in range(len(self.stmts)) if keep is None or i in keep])
+        return min(self.outputs, max(n, 1))
+
+
+UNARY = ["{a}.relu()", "torch.tanh({a})", "F.gelu({a})", "{a}.sigmoid()", "torch.relu({a})", "-{a}",
+         "{a}.abs()", "F.silu({a})", "{a}.exp().log1p()", "torch.clamp({a}, min=-1.0, max=1.0)",
+         "{a}.clamp(-1, 1)", "{a} * 0.5 + 1", "2 * {a}", "{a} / 2", "{a} ** 2", "F.softmax({a}, dim=-1)",
+         "{a}.softmax(-1)", "F.layer_norm({a}, [8])", "F.dropout({a}, p=0.1, training=self.training)"]
+BINARY = ["{a} + {b}", "{a} * {b}", "{a} - {b}", "torch.add({a}, {b})", "torch.mul({a}, {b})",
+          "{a}.add({b})", "torch.maximum({a}, {b})", "{a}.mul({b}).add({a})"]
+
+
+class Generator:
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+        self.n = 0
+
+    def pick(self, seq):
+        return self.rng.choice(seq)
+
+    def new(self, idiom):
+        self.n += 1
+        return f"v{self.n}", self.n
+
+    # Each idiom returns a Stmt reading `a` (and maybe `b`).
+    def unary(self, a, b):
+        v, _ = self.new("unary")
+        return Stmt([f"{v} = " + self.pick(UNARY).format(a=a)], v, [a], idiom="unary")
+
+    def binary(self, a, b):
+        v, _ = self.new("binary")
+        return Stmt([f"{v} = " + self.pick(BINARY).format(a=a, b=b)], v, [a, b], idiom="binary")
+
+    def bracketed_method(self, a, b):
+        v, _ = self.new("bracketed")
+        form = self.pick(["({a} + {b}).transpose(1, 2).transpose(1, 2)", "({a} * {b}).mean(dim=-1, keepdim=True) + {a}",
+                          "(({a} - {b}) * 2).sum(-1, keepdim=True) * {b}", "({a} + 1).relu()",
+                          "({a} * {b}).reshape({a}.size(0), -1).reshape({a}.shape)"])
+        return Stmt([f"{v} = " + form.format(a=a, b=b)], v, [a, b], idiom="bracketed_method")
+
+    def leaf(self, a, b):
+        v, k = self.new("leaf")
+        kind = self.pick(["linear", "norm", "gru", "mha", "conv", "seq", "dropout"])
+        name = f"{kind}{k}"
+        init, call = {
+            "linear": (f"self.{name} = nn.Linear({D}, {D})", f"self.{name}({a})"),
+            "norm": (f"self.{name} = nn.LayerNorm({D})", f"self.{name}({a})"),
+            "gru": (f"self.{name} = nn.GRU({D}, {D}, batch_first=True)", f"self.{name}({a})[0]"),
+            "mha": (f"self.{name} = nn.MultiheadAttention({D}, 2, batch_first=True)", f"self.{name}({a}, {a}, {a})[0]"),
+            "conv": (f"self.{name} = nn.Conv1d({D}, {D}, 3, padding=1)",
+                     f"self.{name}({a}.transpose(1, 2)).transpose(1, 2)"),
+            "seq": (f"self.{name} = nn.Sequential(nn.Linear({D}, {D}), nn.ReLU(), nn.Linear({D}, {D}))",
+                    f"self.{name}({a})"),
+            "dropout": (f"self.{name} = nn.Dropout(0.2)", f"self.{name}({a})"),
+        }[kind]
+        return Stmt([f"{v} = {call}"], v, [a], members=[init], idiom="leaf_" + kind)
+
+    def named_tuple(self, a, b):
+        v, _ = self.new("named_tuple")
+        form = self.pick(["{a} - {a}.max(dim=-1, keepdim=True).values", "{a}.min(dim=-1, keepdim=True).values * {a}",
+                          "torch.sort({a}, dim=-1).values", "{a}.sort(dim=-1, descending=True).values",
+                          "{a}.topk(8, dim=-1).values", "{a}.gather(-1, {a}.sort(dim=-1).indices)",
+                          "{a} - {a}.max(dim=-1, keepdim=True)[0]", "torch.max({a}, -1, True).values + {a}"])
+        return Stmt([f"{v} = " + form.format(a=a)], v, [a], idiom="named_tuple")
+
+    def slice_(self, a, b):
+        v, _ = self.new("slice")
+        form = self.pick([
+            ["n{v} = {a}.size(1)", "{v} = torch.cat([{a}[:, : n{v} - 1], {a}[:, n{v} - 1 :]], dim=1)"],
+            ["{v} = torch.cat([{a}[:, :, : {a}.shape[-1] // 2], {a}[:, :, {a}.shape[-1] // 2 :]], dim=-1)"],
+            ["{v} = {a}.flatten(1).reshape({a}.shape[-3:])"],
+            ["{v} = {a}.reshape(-1, {a}.shape[-1]).reshape({a}.size(0), {a}.size(1), {a}.size(2))"],
+            ["s{v} = {a}.shape[-2:]", "{v} = {a}.reshape({a}.size(0), s{v}[0] * s{v}[1]).view({a}.shape)"],
+            ["{v} = {a}[:, : {a}.size(1)] * {b}[:, -{b}.size(1) :]"],
+            ["{v} = {a}[..., :4].repeat(1, 1, 2) + {a}[:, 1:].mean(1, keepdim=True)"],
+        ])
+        return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="slice")
+
+    def list_loop(self, a, b):
+        v, k = self.new("list")
+        m = self.rng.randint(1, 3)
+        name = f"blocks{k}"
+        members = [f"self.{name} = nn.ModuleList([nn.Linear({D}, {D}) for _ in range({m})])"]
+        form = self.pick(["append_stack", "append_last", "append_cat", "chain", "enumerate", "zip", "dict", "nonempty"])
+        if form == "append_stack":
+            reduce = self.pick(["torch.stack(outs{v}, 0).sum(0)", "torch.stack(outs{v}, dim=0).mean(dim=0)",
+                                "outs{v}[-1]", "outs{v}[0] + outs{v}[-1]"])
+            lines = ["outs{v} = []", "for layer in self." + name + ":", "    outs{v}.append(layer({a}))",
+                     "{v} = " + reduce]
+        elif form == "append_last":
+            lines = ["outs{v} = []", "h{v} = {a}", "for layer in self." + name + ":",
+                     "    h{v} = layer(h{v}).relu()", "    outs{v}.append(h{v})", "{v} = outs{v}[-1] + {a}"]
+        elif form == "append_cat":
+            lines = ["outs{v} = []", "for layer in self." + name + ":", "    outs{v}.append(layer({a}))",
+                     "{v} = torch.cat(outs{v}, -1)[..., :8]"]
+        elif form == "nonempty":
+            lines = ["feats{v} = [{a}]", "for layer in self." + name + ":", "    feats{v}.append(layer(feats{v}[-1]))",
+                     "{v} = torch.stack(feats{v}, 0).sum(0)"]
+        elif form == "chain":
+            lines = ["h{v} = {a}", "for layer in self." + name + ":", "    h{v} = layer(h{v}) + h{v}", "{v} = h{v}"]
+        elif form == "enumerate":
+            lines = ["h{v} = {a}", "for i, layer in enumerate(self." + name + "):", "    h{v} = h{v} + layer(h{v}) * (i + 1)",
+                     "{v} = h{v}"]
+        elif form == "zip":
+            other = f"gates{k}"
+            members.append(f"self.{other} = nn.ModuleList([nn.Linear({D}, {D}) for _ in range({m})])")
+            lines = ["h{v} = {a}", "for f, g in zip(self." + name + ", self." + other + "):",
+                     "    h{v} = f(h{v}) * torch.sigmoid(g(h{v}))", "{v} = h{v}"]
+        else:
+            members = [f"self.{name} = nn.ModuleDict({{'proj': nn.Linear({D}, {D}), 'act': nn.GELU()}})"]
+            lines = ["h{v} = {a}", "for key, layer in self." + name + ".items():", "    h{v} = layer(h{v})", "{v} = h{v}"]
+        return Stmt([line.format(a=a, v=v) for line in lines], v, [a], members=members, idiom="list_" + form)
+
+    def attention(self, a, b):
+        v, k = self.new("attention")
+        members = [f"self.q{k} = nn.Linear({D}, {D})", f"self.k{k} = nn.Linear({D}, {D})",
+                   f"self.v{k} = nn.Linear({D}, {D})"]
+        if self.rng.random() < 0.5:
+            lines = ["w{v} = self.q{k}({a}) @ self.k{k}({a}).transpose(-2, -1) / math.sqrt(8)",
+                     "w{v} = w{v}.softmax(dim=-1)", "{v} = w{v} @ self.v{k}({a})"]
+        else:
+            lines = ["B{v}, T{v} = {a}.size(0), {a}.size(1)",
+                     "q{v} = self.q{k}({a}).view(B{v}, T{v}, 2, 4).transpose(1, 2)",
+                     "k{v} = self.k{k}({a}).view(B{v}, T{v}, 2, 4).transpose(1, 2)",
+                     "val{v} = self.v{k}({a}).view(B{v}, T{v}, 2, 4).transpose(1, 2)",
+                     "att{v} = F.softmax(torch.matmul(q{v}, k{v}.transpose(-2, -1)) * (1.0 / math.sqrt(4)), dim=-1)",
+                     "{v} = (att{v} @ val{v}).transpose(1, 2).contiguous().view(B{v}, T{v}, 8)"]
+        return Stmt([line.format(a=a, v=v, k=k) for line in lines], v, [a], members=members, idiom="attention")
+
+    def helper(self, a, b):
+        v, k = self.new("helper")
+        body = self.pick([
+            ["return self.lin{k}(t).relu() + t"],
+            ["h = self.lin{k}(t)", "return h * torch.sigmoid(h)"],
+            ["return self._inner{k}(self.lin{k}(t)) - t"],
+        ])
+        helpers = [f"def _block{k}(self, t):\n" + "\n".join("    " + line.format(k=k) for line in body)]
+        if any("_inner" in line for line in body):
+            helpers.append(f"def _inner{k}(self, t):\n    return t.tanh() * 2")
+        return Stmt([f"{v} = self._block{k}({a})"], v, [a], members=[f"self.lin{k} = nn.Linear({D}, {D})"],
+                    helpers=helpers, idiom="helper")
+
+    def weights(self, a, b):
+        v, k = self.new("weights")
+        return Stmt([f"{v} = {a} * self.w{k} + self.b{k}"], v, [a],
+                    members=[f"self.w{k} = nn.Parameter(torch.randn({D}))",
+                             f"self.register_buffer('b{k}', torch.randn({D}))"], idiom="weights")
+
+    def gated(self, a, b):
+        v, k = self.new("gated")
+        return Stmt([f"{v} = {a} + torch.sigmoid(self.g{k}({a})) * self.l{k}({a})"], v, [a],
+                    members=[f"self.g{k} = nn.Linear({D}, {D})", f"self.l{k} = nn.Linear({D}, {D})"], idiom="gated")
+
+    def optional(self, a, b):
+        v, _ = self.new("optional")
+        form = self.pick(["mask", "scale", "y"])
+        if form == "mask":
+            return Stmt([f"{v} = {a}", "if mask is not None:", f"    {v} = {v} * mask"], v, [a], params=["mask"],
+                        idiom="optional_mask")
+        if form == "scale":
+            return Stmt([f"{v} = {a} * scale"], v, [a], params=["scale"], idiom="default_scale")
+        return Stmt([f"{v} = {a} + y"], v, [a], params=["y"], idiom="second_input")
+
+    def no_grad(self, a, b):
+        v, _ = self.new("no_grad")
+        return Stmt(["with torch.no_grad():", f"    {v} = {a} * 2 + 1"], v, [a], idiom="no_grad")
+
+    def containers(self, a, b):
+        v, _ = self.new("containers")
+        form = self.pick([["t{v} = ({a}, {b})", "{v} = t{v}[0] * t{v}[1]"],
+                          ["d{v} = {{'p': {a}, 'q': {b}}}", "{v} = d{v}['p'] + d{v}['q']"],
+                          ["l{v} = [{a}, {b}, {a}]", "{v} = torch.stack(l{v}, dim=1).sum(1)"]])
+        return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="containers")
+
+    IDIOMS = ["unary", "binary", "bracketed_method", "leaf", "named_tuple", "slice_", "list_loop", "attention",
+              "helper", "weights", "gated", "optional", "no_grad", "containers"]
+
+    def program(self, size=None) -> Program:
+        size = size or self.rng.randint(1, 6)
+        values, stmts = ["x"], []
+        for _ in range(size):
+            idiom = getattr(self, self.pick(self.IDIOMS))
+            a = self.pick(values[-3:])
+            b = self.pick(values)
+            s = idiom(a, b)
+            stmts.append(s)
+            values.append(s.defines)
+        return Program(stmts, outputs=2 if size > 1 and self.rng.random() < 0.2 else 1)
+
+
+@dataclass
+class Case:
+    """One fuzz case: programs and how they are wrapped.
+
+    wrap: "plain" (the module itself), "td" (a TensorDictModule) or "seq" (a TensorDictSequential
+    of the programs, optionally with the second child a nested sequential of two).
+    """
+    programs: List[Program]
+    wrap: str
+    keys: List[dict]                 # per program: {"in": [...], "out": [...]} (nested keys as lists)
+    nested: bool = False
+
+
+KEY_NAMES = [["x"], ["input", "x"], ["obs", "pixels"], ["hidden"], ["agent", "state"]]
+
+
+def generate_case(seed: int) -> Case:
+    g = Generator(seed)
+    wrap = g.pick(["plain", "plain", "td", "seq", "seq"])
+    count = 1 if wrap != "seq" else g.rng.randint(2, 3)
+    programs = [g.program() for _ in range(count)]
+    keys, written = [], []
+    for i, p in enumerate(programs):
+        ins = []
+        for _name in p.signature():
+            # A later child reads a key written earlier (or an input); the first reads inputs.
+            if written and g.rng.random() < 0.7:
+                ins.append(g.pick(written))
+            else:
+                ins.append(list(g.pick(KEY_NAMES)))
+        outs = []
+        for j in range(p.outputs):
+            r = g.rng.random()
+            if r < 0.1:
+                outs.append(["_"])
+            elif r < 0.25 and ins:
+                outs.append(list(ins[0]))  # a key rewritten in place
+            else:
+                outs.append(["out", f"k{i}_{j}"])
+        keys.append({"in": ins, "out": outs})
+        written += [o for o in outs if o != ["_"]]
+    nested = wrap == "seq" and count == 3 and g.rng.random() < 0.5
+    return Case(programs, wrap, keys, nested)

@@ -252,28 +252,39 @@ def judge(info, out_dir):
     return "\n".join(problems)
 
 
+def layout_root(obj, wrap):
+    """The eager modules laid out as the archive lays them out (a TensorDictModule's module at
+    `module`, a sequential's children at `0.module`, `1.module`, ...), so the printed code's
+    attribute paths resolve. The eager tree, not the loaded archive: TorchScript compiles a leaf
+    RNN's forward_tensor, not the forward Python calls, so a loaded GRU cannot be called from Python."""
+    if wrap == "plain":
+        return obj
+    from tdfx_export import _spec_and_modules
+    built, _ = _spec_and_modules(obj, "", lambda m, p: m)
+    return built
+
+
 def execute(info, got_code):
-    """Runs tdfx's printed forward against the loaded archive; [] when it equals eager bitwise."""
+    """Runs tdfx's printed forward on the eager module tree; [] when it equals eager bitwise."""
     import torch
     mod = import_file(info["source"], f"fuzz_exec_{info['name']}")
     obj = mod.build(Standins)
     tensors, plain = inputs_for(mod)
-    loaded = torch.jit.load(info["pt"])
     try:
+        root = layout_root(obj, info["wrap"])
         if info["wrap"] == "plain":
-            sig = ["x"] + (["y"] if "y" in mod.P0.forward.__code__.co_varnames[:4] else [])
-            kwargs = {"mask": plain["mask"]} if "mask" in mod.P0.forward.__code__.co_varnames else {}
+            names = mod.P0.forward.__code__.co_varnames[:mod.P0.forward.__code__.co_argcount]
+            args = [plain[n] for n in ("x", "y") if n in names]
+            kwargs = {"mask": plain["mask"]} if "mask" in names else {}
             with torch.no_grad():
-                expected = obj(*[plain[n] for n in sig], **kwargs)
-            got = run_printed(got_code, loaded, [plain[n] for n in sig], kwargs)
+                expected = obj(*args, **kwargs)
+            got = run_printed(got_code, root, args, kwargs)
         else:
             if "mask is not None" in open(info["source"]).read():
                 return []  # a TensorDictModule never passes mask: eager and FX's branch differ by design
             with torch.no_grad():
                 expected = eager_td(obj, tensors)
-            root = loaded.module if info["wrap"] == "td" else loaded
-            feed = dict(tensors)
-            got = run_printed(got_code, root, [feed])
+            got = run_printed(got_code, root, [dict(tensors)])
             got = got if isinstance(got, tuple) else (got,)
     except Exception as e:  # noqa: BLE001
         return ["printed code does not run: " + first_line(e)]

@@ -193,6 +193,9 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
     out.input.items.push_back(s.input);
     allConstant = allConstant && s.constant && !s.constant->isTensor();
   }
+  // A list that may hold tensors is followed item by item even while it is empty or constant:
+  // `outs = []` then `outs.append(layer(x))` in a loop gives FX a list of the appended nodes.
+  if (isList && mayHoldTensor(elementType)) allConstant = false;
   if (isList) out.arg = Argument(ArgumentList{std::move(items)});
   else out.arg = Argument(ArgumentTuple{std::move(items)});
   if (allConstant) {
@@ -250,7 +253,13 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
     return true;
   }
   if (node->kind() == c10::prim::TupleIndex && in.arg.isNode()) {
-    frame.env[node->output()] = SymValue::ofNode(createGetItem(in.arg.node(), i));
+    // `m.values` on a named tuple kept in a variable reads the field by name, as written.
+    std::string field;
+    if (auto loc = userSource(node); loc && loc->builtinDef.empty()) {
+      const py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
+      if (expr && expr->kind == py::Expr::Kind::Attribute) field = expr->text;
+    }
+    frame.env[node->output()] = SymValue::ofNode(createGetItem(in.arg.node(), i, field));
     return true;
   }
   return false;

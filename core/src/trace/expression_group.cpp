@@ -53,13 +53,39 @@ bool isIndexingOp(const jit::Node* n) {
 
 std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const SourceLocation& loc) const {
   // Consecutive nodes with the same range, each consuming the previous one's only output; constants
-  // and range-less list constructions in between belong to the expression too.
+  // and range-less list constructions in between belong to the expression too. So do the nodes of
+  // sub-expressions written inside it (`n - 1` in `x[:, : n - 1]`): Python evaluates the whole
+  // index before the one subscript FX records, so they are converted first (see the caller).
   std::vector<jit::Node*> group{first};
+  size_t end = loc.start + loc.rangeLength;
+  if (loc.builtinDef.empty()) {
+    if (auto expr = py::expressionForRange(py::parseExpressionPrefix(loc.window), loc.rangeLength))
+      end = loc.start + expr->end;
+  }
+  const auto inside = [&](const std::optional<SourceLocation>& l) {
+    return l && l->builtinDef.empty() && l->file == loc.file && l->start > loc.start && l->start < end;
+  };
+  const auto readsGroup = [&](const jit::Node* n) {
+    for (const jit::Value* in : n->inputs())
+      if (std::find(group.begin(), group.end(), in->node()) != group.end()) return true;
+    return false;
+  };
   for (jit::Node* n = first->next(); n->kind() != c10::prim::Return; n = n->next()) {
     if (n->kind() == c10::prim::Constant) continue;
     auto nloc = userSource(n);
     if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
-    if (!nloc || !sameExpression(*nloc, loc) || n->inputs().empty() || n->outputs().size() != 1) break;
+    if (!nloc || n->inputs().empty() || n->outputs().size() != 1) break;
+    if (!sameExpression(*nloc, loc)) {
+      // A sub-expression of this one: a bound, an index. A TorchScript builtin inlined for one
+      // (`x.shape` in `x[:, : x.shape[-1] // 2]`) counts when its value is read inside too.
+      bool sub = loc.builtinDef.empty() && n->maybeOperator() && !readsGroup(n) && n->blocks().empty();
+      if (sub && !inside(nloc)) {
+        sub = !nloc->builtinDef.empty() && !n->output()->uses().empty();
+        for (const jit::Use& use : n->output()->uses()) sub = sub && inside(userSource(use.user));
+      }
+      if (!sub) break;
+      continue;
+    }
     jit::Node* prev = group.back();
     if (prev->outputs().size() != 1 || prev->output()->uses().size() != 1 || prev->output()->uses()[0].user != n) break;
     group.push_back(n);
@@ -143,8 +169,10 @@ std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*
     if (item->kind == py::Expr::Kind::Slice) {
       if (op->kind() != c10::aten::slice) return std::nullopt;
       ArgumentSlice slice;
+      // aten::slice.Tensor(self, dim, start, end, step); a list's aten::slice.t(l, start, end, step).
+      const size_t first = op->input(0)->type()->kind() == c10::TypeKind::ListType ? 1 : 2;
       for (size_t part = 0; part < 3; ++part)
-        slice.items.push_back(item->items[part] ? argOf(op->input(2 + part)) : Argument());
+        slice.items.push_back(item->items[part] ? argOf(op->input(first + part)) : Argument());
       parts.emplace_back(std::move(slice));
       ++next;
     } else if (item->kind == py::Expr::Kind::Name && item->text == "None") {
@@ -214,6 +242,14 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
   // inlined: FX records the Python operator on the operands in the builtin's parameter order.
   std::string name;
   const auto params = builtinParameters(header, name);
+  if (params.size() == 1 && params[0].second && group.size() == 1 && group[0]->inputs().size() == 1) {
+    // TorchScript compiles the tensor properties (`x.shape`, `x.ndim`, `x.T`, `x.mH`) to builtins
+    // `def shape(a : Tensor)` inlined: FX records the attribute read, builtins.getattr(x, 'shape').
+    CallForm form;
+    form.target = "builtins.getattr";
+    form.args = {frame.get(group[0]->input(0)).arg, Argument(name)};
+    return form;
+  }
   if (name == "div") name = "truediv";  // the builtin for `/` is named after aten::div
   if (params.size() != 2 || !findOperatorLowering(name, "TT")) return std::nullopt;
   // The operands: the group's inputs from outside it, tensors and scalars apart (alpha is no operand).
@@ -249,9 +285,23 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     if (!n->maybeOperator()) return 0;
   if (foldable(first, frame)) return 0;  // computed while tracing, node by node
   for (jit::Node* n : group) materializeInputs(n, frame);
-  // Constants and list constructions between the group's nodes define values the group reads.
-  for (jit::Node* n = first; n != group.back(); n = n->next())
-    if (std::find(group.begin(), group.end(), n) == group.end()) convertNode(n, frame);
+  const size_t mark = graph_.size();
+  const int tensorConstants = tensorConstants_;
+  // Constants, list constructions and sub-expressions between the group's nodes define values the
+  // group reads; they are converted as convertBlock would, before the group's one node.
+  for (jit::Node* n = first; n != group.back();) {
+    if (std::find(group.begin(), group.end(), n) != group.end()) {
+      n = n->next();
+      continue;
+    }
+    materializeInputs(n, frame);
+    size_t consumed = convertExpressionGroup(n, frame);
+    if (consumed == 0) {
+      convertNode(n, frame);
+      consumed = 1;
+    }
+    for (size_t k = 0; k < consumed; ++k) n = n->next();
+  }
   NodeMeta meta;
   py::ExprPtr expr = describeSource(first, frame, meta);
   std::optional<CallForm> form;
@@ -261,7 +311,14 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     form = subscriptForm(group, *expr, frame);
     if (!form && group.size() > 1) form = operatorGroupForm(group, *expr, frame);
   }
-  if (!form) return 0;
+  if (!form) {
+    // Not one FX node after all: the nodes are converted one by one, the sub-expressions again.
+    for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
+      it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
+    graph_.truncate(mark);
+    tensorConstants_ = tensorConstants;
+    return 0;
+  }
   auto kernel = compositeKernel(group, frame);
   Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;

@@ -121,14 +121,14 @@ std::string variableName(const jit::Value* v) {
   return name;
 }
 
-// Tensors are never folded: their values must come from running the graph.
+}  // namespace
+
 bool mayHoldTensor(const c10::TypePtr& t) {
   if (t->kind() == c10::TypeKind::TensorType || t->kind() == c10::TypeKind::AnyType) return true;
   for (const auto& contained : t->containedTypes())
     if (mayHoldTensor(contained)) return true;
   return false;
 }
-}  // namespace
 
 void ModuleTracer::fail(jit::Node* node, const Frame& frame, const std::string& what) const {
   throw TraceError(failureMessage(node, frame, what));
@@ -242,14 +242,36 @@ py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta
   return nullptr;
 }
 
-Node* ModuleTracer::createGetItem(Node* container, int64_t index) {
-  // Runs without a kernel: the runtime indexes the tuple or list itself.
-  Node* item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(container), Argument(index)});
+Node* ModuleTracer::createGetItem(Node* container, int64_t index, const std::string& field) {
+  Node* item = nullptr;
+  if (field.empty()) {
+    // Runs without a kernel: the runtime indexes the tuple or list itself.
+    item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(container), Argument(index)});
+  } else {
+    // A named tuple's field read by name (`x.max(1).values`): FX records the attribute read,
+    // builtins.getattr(max_1, 'values'), where the code reads it.
+    item = graph_.createNode(OpKind::CallFunction, "builtins.getattr", {Argument(container), Argument(field)});
+    auto kernel = std::make_shared<Kernel>();
+    kernel->description = "the named tuple's field " + field;
+    kernel->inputs = {KernelInput::ofNode(container)};
+    kernel->run = [index](jit::Stack& stack) {
+      stack.back() = c10::IValue(stack.back().toTupleRef().elements().at(static_cast<size_t>(index)));
+    };
+    item->setKernel(std::move(kernel));
+  }
   item->meta().modulePath = container->meta().modulePath;
   item->meta().moduleType = container->meta().moduleType;
   item->meta().sourceFile = container->meta().sourceFile;
   item->meta().sourceLine = container->meta().sourceLine;
   return item;
+}
+
+std::string ModuleTracer::fieldReadAfter(jit::Node* node) const {
+  auto loc = userSource(node);
+  if (!loc || !loc->builtinDef.empty()) return "";
+  const py::ExprPtr root = py::parseExpressionPrefix(loc->window);
+  const py::ExprPtr expr = py::expressionForRange(root, loc->rangeLength);
+  return expr ? py::attributeReadOf(root, expr.get()) : "";
 }
 
 void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
@@ -274,11 +296,26 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
     repacked_.insert(repack);
     return;
   }
+  // `x.max(1).values`: the field the code reads right after the call, when it is one of the
+  // operator's named returns.
+  const std::string field = fieldReadAfter(node);
+  const c10::FunctionSchema* schema = node->maybeSchema();
   for (size_t i = 0; i < numOutputs; ++i) {
     if (node->outputs()[i]->uses().empty()) continue;
-    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
+    const bool byName = !field.empty() && schema && i < schema->returns().size() && schema->returns()[i].name() == field;
+    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i), byName ? field : ""));
   }
 }
+
+namespace {
+// An object of torch.autograd's grad-mode context managers (no_grad, enable_grad, set_grad_enabled,
+// inference_mode) created in forward.
+bool isGradModeObject(const jit::Value* v) {
+  if (!v) return false;
+  const auto cls = v->type()->cast<c10::ClassType>();
+  return cls && pythonTypeName(cls).rfind("torch.autograd.grad_mode.", 0) == 0;
+}
+}  // namespace
 
 void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
   const auto kind = node->kind();
@@ -294,6 +331,14 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
     } else {
       frame.env[node->output()] = SymValue::ofConstant(*value);
     }
+    return;
+  }
+  if (isGradModeObject(node->kind() == c10::prim::CreateObject ? node->output() : nullptr) ||
+      ((kind == c10::prim::Enter || kind == c10::prim::Exit || kind == c10::prim::CallMethod) &&
+       isGradModeObject(node->input(0)))) {
+    // `with torch.no_grad():` is Python that runs while FX traces: no node. The body's operations
+    // are recorded as they are (and run with autograd on, which changes no value).
+    for (const jit::Value* out : node->outputs()) frame.env[out] = SymValue::ofConstant(c10::IValue());
     return;
   }
   if (kind == c10::prim::GetAttr) return convertGetAttr(node, frame);

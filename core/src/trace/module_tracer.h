@@ -55,6 +55,10 @@ std::string pythonQualifiedName(std::string name);
 /// Whether a method name is a module's forward (`forward`, or an overload `forward__1`).
 bool isForwardMethod(const std::string& name);
 
+/// Whether values of this type may hold tensors (Tensor, Any, or a container of them). Tensors are
+/// never folded: their values must come from running the graph.
+bool mayHoldTensor(const c10::TypePtr& t);
+
 /// Whether a module is a leaf for tracing: a torch.nn module other than the containers.
 bool isLeafModule(const torch::jit::Module& module);
 
@@ -115,7 +119,12 @@ class ModuleTracer {
   void convertDictConstruct(torch::jit::Node* node, Frame& frame);
   Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
                        const std::vector<SymValue>& args);
-  Node* createGetItem(Node* container, int64_t index);
+  /// operator.getitem(container, index), or builtins.getattr(container, field) when the code
+  /// reads a named tuple's field by name.
+  Node* createGetItem(Node* container, int64_t index, const std::string& field = "");
+  /// The attribute the user's code reads on the value of `node` right away (`values` in
+  /// `x.max(1).values`), or "".
+  std::string fieldReadAfter(torch::jit::Node* node) const;
   static void describeModule(const torch::jit::Module& module, NodeMeta& meta);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);

@@ -623,4 +623,15 @@ std::optional<FunctionHeader> parseFunctionHeader(const std::string& source, con
   return header;
 }
 
+std::string attributeReadOf(const ExprPtr& root, const Expr* inner) {
+  if (!root) return "";
+  if (root->kind == Expr::Kind::Attribute && root->items[0].get() == inner) return root->text;
+  for (const ExprPtr& item : root->items) {
+    if (!item || item->begin > inner->begin || item->end < inner->end) continue;  // only the branch holding it
+    std::string name = attributeReadOf(item, inner);
+    if (!name.empty()) return name;
+  }
+  return "";
+}
+
 }  // namespace tdfx::trace::py

@@ -51,6 +51,10 @@ ExprPtr parseExpressionPrefix(const std::string& text);
 /// characters; a callee is widened to its call (TorchScript's ranges often cover only the callee).
 ExprPtr expressionForRange(const ExprPtr& root, size_t length);
 
+/// The attribute read right after `inner` in `root` (`values` in `x.max(1).values`), or "" when
+/// `inner` is not the object of an attribute read. `inner` must be a node of `root`.
+std::string attributeReadOf(const ExprPtr& root, const Expr* inner);
+
 /// `a.b.c` as a dotted name, or nullopt when the expression is not a chain of names.
 std::optional<std::string> dottedName(const Expr& e);
 

@@ -54,6 +54,14 @@ class Program:
             params.update(s.params)
         values = [s.defines for s in kept] or ["x"]
         outs = values[-self.outputs:] if len(values) >= self.outputs else values[-1:]
+        # TorchScript drops dead code when it compiles, and FX records it: no archive keeps a value
+        # nobody reads, so every value is read, added into the first output.
+        def read_later(i):
+            later = "\n".join(line for s in kept[i + 1:] for line in s.lines)
+            return re.search(rf"(?<![.\w]){kept[i].defines}\b", later) is not None
+        dead = [s.defines for i, s in enumerate(kept[:-len(outs)]) if not read_later(i)]
+        if dead:
+            outs = [" + ".join([outs[0]] + dead)] + outs[1:]
         sig = ["self", "x"]
         if "y" in params:
             sig.append("y")

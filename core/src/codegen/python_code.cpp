@@ -115,7 +115,27 @@ namespace {
 // name: `typing.Tuple[torch.Tensor, torch.Tensor]` becomes `typing_Tuple[torch.Tensor,torch.Tensor]`,
 // a NamedTuple `torchvision.models.googlenet.GoogLeNetOutputs` becomes
 // `torchvision_models_googlenet_GoogLeNetOutputs`.
-std::string codeTypeRepr(const std::string& type) {
+// FX's code generator writes a typing object by its __origin__, and Optional[X] is
+// Union[X, NoneType] to Python: the graph prints typing.Optional[torch.Tensor], the code
+// typing_Union[torch.Tensor,NoneType].
+std::string optionalAsUnion(std::string type) {
+  const std::string optional = "typing.Optional[";
+  for (size_t at = type.find(optional); at != std::string::npos; at = type.find(optional, at)) {
+    int depth = 0;
+    size_t close = at + optional.size() - 1;
+    for (; close < type.size(); ++close) {
+      if (type[close] == '[') ++depth;
+      if (type[close] == ']' && --depth == 0) break;
+    }
+    if (close >= type.size()) break;
+    type = type.substr(0, at) + "typing.Union[" + type.substr(at + optional.size(), close - at - optional.size()) +
+           ", NoneType]" + type.substr(close + 1);
+  }
+  return type;
+}
+
+std::string codeTypeRepr(const std::string& annotation) {
+  const std::string type = optionalAsUnion(annotation);
   std::string out;
   const auto isNameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
   for (size_t i = 0; i < type.size();) {

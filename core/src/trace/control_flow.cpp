@@ -162,19 +162,22 @@ void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
 }
 
 void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
-  // `return {'a': x, 'b': y}`: FX keeps the dict. Only its FX view exists: the graph's output
-  // shows it; an operation that reads the dict back is not supported.
+  // `{'p': a, 'q': b}`: a Python dict while FX traces. Read back with a constant key (`d['p']`),
+  // an item is its value; returned, FX keeps the dict in the output.
   SymValue out;
   ArgumentDict dict;
+  auto& items = frame.dicts[node->output()];
   for (size_t i = 0; i + 1 < node->inputs().size(); i += 2) {
     const SymValue& key = frame.get(node->input(i));
     if (!key.constant) fail(node, frame, "dict keys must be constants");
     dict.keys.push_back(key.arg);
     dict.values.push_back(frame.get(node->input(i + 1)).arg);
+    items.emplace_back(*key.constant, frame.get(node->input(i + 1)));
   }
   out.arg = Argument(std::move(dict));
   for (const jit::Use& use : node->output()->uses())
-    if (use.user->kind() != c10::prim::Return) fail(node, frame, "dicts built in forward are supported only as return values");
+    if (use.user->kind() != c10::prim::Return && use.user->kind() != c10::aten::__getitem__)
+      fail(node, frame, "dicts built in forward are supported as return values and read with constant keys only");
   frame.env[node->output()] = std::move(out);
 }
 
@@ -243,6 +246,15 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
     return true;
   }
   const SymValue& idx = frame.get(node->input(1));
+  if (auto dict = frame.dicts.find(node->input(0)); dict != frame.dicts.end()) {
+    if (!idx.constant) fail(node, frame, "a dict built in forward is read with a key computed from tensors");
+    for (const auto& [key, value] : dict->second)
+      if (key == *idx.constant) {
+        frame.env[node->output()] = value;
+        return true;
+      }
+    fail(node, frame, "the dict built in forward has no key " + idx.constant->tagKind());
+  }
   if (!idx.constant || !idx.constant->isInt()) return false;
   int64_t i = idx.constant->toInt();
   if (isComposite(in)) {
@@ -259,7 +271,8 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
       const py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
       if (expr && expr->kind == py::Expr::Kind::Attribute) field = expr->text;
     }
-    frame.env[node->output()] = SymValue::ofNode(createGetItem(in.arg.node(), i, field));
+    frame.env[node->output()] = field.empty() ? SymValue::ofNode(createGetItem(in.arg.node(), i))
+                                              : SymValue::ofPendingField(in.arg.node(), i, field);
     return true;
   }
   return false;

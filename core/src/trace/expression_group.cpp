@@ -284,7 +284,9 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   for (const jit::Node* n : group)
     if (!n->maybeOperator()) return 0;
   if (foldable(first, frame)) return 0;  // computed while tracing, node by node
-  for (jit::Node* n : group) materializeInputs(n, frame);
+  // Every input from outside is put into the graph before `mark`: a rollback below then leaves no
+  // value of the frame pointing at an erased node.
+  for (jit::Node* n = first; n != group.back()->next(); n = n->next()) materializeInputs(n, frame);
   const size_t mark = graph_.size();
   const int tensorConstants = tensorConstants_;
   // Constants, list constructions and sub-expressions between the group's nodes define values the
@@ -313,10 +315,7 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   }
   if (!form) {
     // Not one FX node after all: the nodes are converted one by one, the sub-expressions again.
-    for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
-      it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
-    graph_.truncate(mark);
-    tensorConstants_ = tensorConstants;
+    rollBackTo(mark, tensorConstants);
     return 0;
   }
   auto kernel = compositeKernel(group, frame);

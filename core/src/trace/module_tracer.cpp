@@ -36,6 +36,13 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
   return s;
 }
 
+SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
+  SymValue s;
+  s.arg = Argument("<field " + field + ">");
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr});
+  return s;
+}
+
 SymValue SymValue::ofNode(Node* n) {
   SymValue s;
   s.arg = Argument(n);
@@ -197,7 +204,7 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
                                                 int depth) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
   if (!scope.path.empty()) moduleTypes_.emplace(scope.path, pythonTypeName(scope.module.type()));
-  Frame frame{scope, depth, {}};
+  Frame frame{scope, depth, {}, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
@@ -303,7 +310,8 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
   for (size_t i = 0; i < numOutputs; ++i) {
     if (node->outputs()[i]->uses().empty()) continue;
     const bool byName = !field.empty() && schema && i < schema->returns().size() && schema->returns()[i].name() == field;
-    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i), byName ? field : ""));
+    frame.env[node->outputs()[i]] = byName ? SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), field)
+                                           : SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
   }
 }
 
@@ -382,8 +390,10 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
       const SymValue& a = frame.get(node->input(side));
       const SymValue& b = frame.get(node->input(1 - side));
       const auto& t = node->input(side)->type();
-      if (b.constant && b.constant->isNone() && !a.constant && t->kind() != c10::TypeKind::OptionalType &&
-          t->kind() != c10::TypeKind::NoneType) {
+      // A node is a Proxy in FX, and a Proxy is never None, whatever its static type: FX takes the
+      // `if mask is not None:` branch for an Optional forward parameter.
+      if (b.constant && b.constant->isNone() && !a.constant &&
+          (a.arg.isNode() || (t->kind() != c10::TypeKind::OptionalType && t->kind() != c10::TypeKind::NoneType))) {
         frame.env[node->output()] = SymValue::ofConstant(c10::IValue(kind == c10::aten::__isnot__));
         return;
       }
@@ -450,6 +460,16 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
   if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame)) return;
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
+    if (it != frame.env.end() && it->second.pendingField) {
+      const std::shared_ptr<SymValue::PendingField> field = it->second.pendingField;
+      if (!field->node) {
+        field->node = createGetItem(field->container, field->index, field->field);
+        field->nodeIndex = field->node->index();
+        madeFields_.push_back(field);
+      }
+      it->second = SymValue::ofNode(field->node);
+      continue;
+    }
     if (it == frame.env.end() || !it->second.pendingTensor) continue;
     const at::Tensor t = it->second.constant->toTensor();
     it->second = SymValue::ofNode(tensorAttribute(it->second.tensorTarget, t, frame, node));
@@ -488,14 +508,23 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
     // as one call_module node, and say why in its metadata.
     if (!isForwardMethod(methodName) || target.path.empty()) throw;
-    for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
-      it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
-    graph_.truncate(mark);
-    tensorConstants_ = tensorConstants;
+    rollBackTo(mark, tensorConstants);
     Node* fx = createLeafCall(node, frame, target, methodName, args);
     fx->meta().leafReason = e.what();
     setOutputs(node, fx, 1, frame);
   }
+}
+
+void ModuleTracer::rollBackTo(size_t mark, int tensorConstants) {
+  for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
+    it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
+  for (auto it = madeFields_.begin(); it != madeFields_.end();) {
+    auto field = it->lock();
+    if (field && field->node && field->nodeIndex >= mark) field->node = nullptr;
+    it = !field || !field->node ? madeFields_.erase(it) : std::next(it);
+  }
+  graph_.truncate(mark);
+  tensorConstants_ = tensorConstants;
 }
 
 void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {

@@ -38,6 +38,18 @@ struct SymValue {
   /// where a recorded operation uses one (torch.fx's create_arg). `constant` holds the tensor.
   bool pendingTensor = false;
   std::string tensorTarget;  ///< its get_attr target: the attribute's path, or "" for `_tensor_constantN`
+  /// A named tuple's field read by name (`x.max(1).values`), not yet in the graph: FX's Attribute
+  /// proxy makes its getattr node where the value is first used, and only once (shared by copies).
+  struct PendingField {
+    Node* container = nullptr;
+    std::string field;
+    int64_t index = 0;
+    Node* node = nullptr;  ///< the getattr node, once made
+    size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
+  };
+  std::shared_ptr<PendingField> pendingField;
+
+  static SymValue ofPendingField(Node* container, int64_t index, std::string field);
 
   static SymValue ofConstant(const c10::IValue& v);
   static SymValue ofPendingTensor(const at::Tensor& t, std::string target);
@@ -92,6 +104,8 @@ class ModuleTracer {
     ModuleRef scope;
     int depth = 0;
     std::unordered_map<const torch::jit::Value*, SymValue> env;
+    /// Dicts built in this call, item by item (key, value), for reads with constant keys.
+    std::unordered_map<const torch::jit::Value*, std::vector<std::pair<c10::IValue, SymValue>>> dicts;
     const SymValue& get(const torch::jit::Value* v) const;
   };
   std::vector<SymValue> inlineGraph(torch::jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
@@ -152,7 +166,11 @@ class ModuleTracer {
   Graph& graph_;
   const SourceIndex* sources_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
-  std::unordered_set<const torch::jit::Node*> repacked_;  // tuples that are a multi-output call's value
+  std::unordered_set<const torch::jit::Node*> repacked_;
+  std::vector<std::weak_ptr<SymValue::PendingField>> madeFields_;  // pending fields given a node
+  /// Erases the nodes from position `mark` on, and forgets every reference the tracer keeps to
+  /// them (get_attr nodes by target, pending fields' nodes): undoing a conversion that is redone.
+  void rollBackTo(size_t mark, int tensorConstants);  // tuples that are a multi-output call's value
   int tensorConstants_ = 0;
   std::map<std::string, std::string> moduleTypes_;
 };

@@ -317,5 +317,8 @@ def generate_case(seed: int) -> Case:
                 outs.append(["out", f"k{i}_{j}"])
         keys.append({"in": ins, "out": outs})
         written += [o for o in outs if o != ["_"]]
-    nested = wrap == "seq" and count == 3 and g.rng.random() < 0.5
+    # Nested sequentials (classes 5 and 6 of issue 21) wait for td_reference.py to be checked against
+    # tensordict 0.1.2's naming and read order (fuzz.py --tensordict); until then the draw is made
+    # (so seeds keep their programs) and not used.
+    nested = wrap == "seq" and count == 3 and g.rng.random() < 0.5 and False
     return Case(programs, wrap, keys, nested)

@@ -112,7 +112,12 @@ std::string nameForTarget(OpKind op, const std::string& target) {
 
 Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> args, Kwargs kwargs,
                         const std::string& nameCandidate) {
-  const std::string name = names_.create(nameCandidate.empty() ? nameForTarget(op, target) : nameCandidate);
+  std::string candidate = nameCandidate.empty() ? nameForTarget(op, target) : nameCandidate;
+  if (localNames_) {
+    candidate = localNames_->create(candidate);
+    localNameOf_[nodes_.size()] = candidate;
+  }
+  const std::string name = names_.create(candidate);
   nodes_.push_back(std::unique_ptr<Node>(
       new Node(name, op, std::move(target), std::move(args), std::move(kwargs), nodes_.size())));
   Node* node = nodes_.back().get();
@@ -144,9 +149,29 @@ void Graph::truncate(size_t size) {
     };
     for (const Argument& a : node->args_) forEachNode(a, dropUser);
     for (const auto& kv : node->kwargs_) forEachNode(kv.second, dropUser);
-    names_.release(node->name_);
+    const size_t index = nodes_.size() - 1;
+    if (auto it = takenNameOf_.find(index); it != takenNameOf_.end()) {
+      names_.release(it->second);
+      takenNameOf_.erase(it);
+    } else {
+      names_.release(node->name_);
+    }
+    if (auto it = localNameOf_.find(index); it != localNameOf_.end()) {
+      if (localNames_) localNames_->release(it->second);
+      localNameOf_.erase(it);
+    }
     nodes_.pop_back();
   }
+}
+
+const std::string& Graph::localName(const Node& node) const {
+  auto it = localNameOf_.find(node.index());
+  return it == localNameOf_.end() ? node.name() : it->second;
+}
+
+void Graph::prefixName(Node& node, const std::string& prefix) {
+  takenNameOf_.emplace(node.index(), node.name_);
+  node.name_ = prefix + node.name_;
 }
 
 Node* Graph::findNode(const std::string& name) const {

@@ -116,19 +116,41 @@ TracedGraph traceModule(const TensorDictModule& module) {
     const auto header = trace::py::parseFunctionHeader(tracer.functionSource(forward), "forward");
     annotatedReturn = header && !header->returnAnnotation.empty() && forward.getSchema().returns().size() == 1;
     Node* td = graph->createNode(OpKind::Placeholder, "tensordict");
-    // One read per distinct in key, in order; forward parameters past the in keys take their defaults.
+    // One read per distinct in key, in order.
     std::map<NestedKey, Node*> reads;
     for (const NestedKey& key : module.inKeys()) {
       auto it = reads.find(key);
       if (it == reads.end()) it = reads.emplace(key, createKeyRead(*graph, td, key)).first;
       inputs.push_back(trace::SymValue::ofNode(it->second));
     }
-    const auto& schemaArgs = module.module().get_method("forward").function().getSchema().arguments();
-    for (size_t i = inputs.size() + 1; i < schemaArgs.size(); ++i)
-      inputs.push_back(trace::SymValue::ofConstant(*schemaArgs[i].default_value()));
+    // Forward parameters past the in keys stay placeholders with their defaults, as tensordict
+    // copies them from the module's graph (`scale : float = 2.0`); a run gives them the default.
+    const auto& schemaArgs = forward.getSchema().arguments();
+    const size_t keyed = inputs.size();
+    for (size_t i = keyed + 1; i < schemaArgs.size(); ++i) {
+      std::vector<Argument> defaultArg;
+      if (auto d = trace::argumentFromIValue(*schemaArgs[i].default_value())) defaultArg.push_back(*d);
+      Node* p = graph->createNode(OpKind::Placeholder, schemaArgs[i].name(), defaultArg, {}, schemaArgs[i].name());
+      if (header) {
+        for (const auto& written : header->parameters)
+          if (written.name == schemaArgs[i].name() && !written.annotation.empty()) p->setType(fxTypeRepr(schemaArgs[i].type()));
+      }
+      auto kernel = std::make_shared<Kernel>();
+      kernel->description = "default of " + schemaArgs[i].name();
+      kernel->run = [value = *schemaArgs[i].default_value()](torch::jit::Stack& stack) { stack.push_back(value); };
+      p->setKernel(std::move(kernel));
+      inputs.push_back(trace::SymValue::ofNode(p));
+    }
+    // The module's own graph, where FX named the forward's parameters first: node names are made
+    // unique there before they are made unique here (tensordict's node_copy), so `self.state`
+    // next to a parameter `state` is state_1 in both.
+    auto local = std::make_shared<NameSpace>();
+    for (size_t i = 1; i < schemaArgs.size(); ++i) local->create(schemaArgs[i].name());
+    graph->setLocalNames(local);
   }
 
   auto outputs = tracer.traceForward(trace::ModuleRef{module.module(), ""}, std::move(inputs));
+  graph->setLocalNames(nullptr);
   if (outputs.size() != 1) throw TraceError("internal error: forward returned " + std::to_string(outputs.size()) + " values");
   const trace::SymValue& result = outputs[0];
   const std::vector<Argument>* items = result.arg.items();
@@ -165,19 +187,31 @@ class SequentialMerger {
     placeholder_ = graph_->createNode(OpKind::Placeholder, "tensordict");
   }
 
-  void append(size_t index, const TracedGraph& sub) {
+  /// `inKeys` / `outKeys`: the child's keys as tensordict 0.1.2 has them (a sequential's computed
+  /// by TensorDictSequential._compute_in_and_out_keys); `nested`: the child is a sequential.
+  void append(size_t index, const TracedGraph& sub, const std::vector<NestedKey>& inKeys,
+              const std::vector<NestedKey>& outKeys, bool nested) {
     std::unordered_map<const Node*, Node*> env;
     const std::string namePrefix = "_" + std::to_string(index) + "_";
     const std::string targetPrefix = std::to_string(index) + ".module.";
+    if (nested) {
+      // tensordict takes a nested sequential's reads of the tensordict out of its graph and makes
+      // them all first, zipped with its in_keys in order.
+      size_t k = 0;
+      for (const auto& nodePtr : sub.graph->nodes())
+        if (isKeyRead(*nodePtr))
+          env[nodePtr.get()] = read(k < inKeys.size() ? inKeys[k++] : *nodePtr->meta().tensordictKey);
+    }
+    const Node* tensordict = sub.graph->nodes().empty() ? nullptr : sub.graph->nodes().front().get();
     for (const auto& nodePtr : sub.graph->nodes()) {
       const Node& node = *nodePtr;
-      if (node.op() == OpKind::Placeholder) continue;
+      if (&node == tensordict) continue;
       if (isKeyRead(node)) {
-        env[&node] = read(*node.meta().tensordictKey);
+        if (!nested) env[&node] = read(*node.meta().tensordictKey);
         continue;
       }
       if (node.op() == OpKind::Output) {
-        recordOutputs(node, sub.outKeys, env);
+        recordOutputs(node, outKeys, env);
         const std::string scopePrefix = std::to_string(index) + ".module";
         scopeTypes_.emplace(scopePrefix, sub.modules.size() > 1 ? "TensorDictSequential" : "TensorDictModule");
         for (const auto& [path, type] : sub.scopeTypes) scopeTypes_.emplace(scopePrefix + "." + path, type);
@@ -191,10 +225,14 @@ class SequentialMerger {
         }
         continue;
       }
+      // node_copy names the copy after the node's name in the graph FX traced the module into;
+      // call_module and get_attr copies are renamed `_i_` + that name afterwards.
       const bool prefixed = node.op() == OpKind::CallModule || node.op() == OpKind::GetAttr;
       Node* copy = graph_->createNode(node.op(), prefixed ? targetPrefix + node.target() : node.target(),
                                       remap(node.args(), env), remap(node.kwargs(), env),
-                                      prefixed ? namePrefix + node.name() : node.name());
+                                      sub.graph->localName(node));
+      if (prefixed) graph_->prefixName(*copy, namePrefix);
+      copy->setType(node.type());
       copy->meta() = node.meta();
       copy->meta().tdModule = positionIn(index, node.meta().tdModule);
       if (node.kernel()) {
@@ -246,8 +284,8 @@ class SequentialMerger {
         values.push_back(env.at((*items)[i].node()));
       }
     }
+    // `_` too: tensordict returns every key's value, though the module does not write `_`.
     for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
-      if (isDiscardKey(keys[i])) continue;
       if (!written_.count(keys[i])) writeOrder_.push_back(keys[i]);
       written_[keys[i]] = values[i];
     }
@@ -285,6 +323,22 @@ class SequentialMerger {
 
 TracedGraph traceAny(const TensorDictModuleBase& module);
 
+namespace {
+// A module's out_keys as tensordict 0.1.2 has them: a sequential's are its children's, `_` too,
+// each kept at its last occurrence (TensorDictSequential._compute_in_and_out_keys).
+std::vector<NestedKey> fxOutKeys(const TensorDictModuleBase& module) {
+  const auto* seq = dynamic_cast<const TensorDictSequential*>(&module);
+  if (!seq) return module.outKeys();
+  if (seq->selectedOutKeys()) return *seq->selectedOutKeys();
+  std::vector<NestedKey> all, out;
+  for (const auto& child : seq->modules())
+    for (NestedKey& k : fxOutKeys(*child)) all.push_back(std::move(k));
+  for (size_t i = 0; i < all.size(); ++i)
+    if (std::find(all.begin() + static_cast<long>(i) + 1, all.end(), all[i]) == all.end()) out.push_back(all[i]);
+  return out;
+}
+}  // namespace
+
 TracedGraph traceGraph(const TensorDictModuleBase& module) {
   try {
     return traceAny(module);
@@ -301,7 +355,11 @@ TracedGraph traceAny(const TensorDictModuleBase& module) {
   const auto* seq = dynamic_cast<const TensorDictSequential*>(&module);
   if (!seq) throw TraceError("cannot trace a module that is neither a TensorDictModule nor a TensorDictSequential");
   SequentialMerger merger;
-  for (size_t i = 0; i < seq->modules().size(); ++i) merger.append(i, traceAny(*seq->modules()[i]));
+  for (size_t i = 0; i < seq->modules().size(); ++i) {
+    const TensorDictModuleBase& child = *seq->modules()[i];
+    const bool nested = dynamic_cast<const TensorDictSequential*>(&child) != nullptr;
+    merger.append(i, traceAny(child), child.inKeys(), fxOutKeys(child), nested);
+  }
   return merger.finish(seq->selectedOutKeys());
 }
 

@@ -62,8 +62,23 @@ class Graph {
   /// entries in other nodes' users. Lets the tracer undo an attempt that could not be completed.
   void truncate(size_t size);
 
+  /// Names nodes in two steps from now on, as tensordict does when it copies a traced module's
+  /// graph into its own with node_copy: a node's name is first made unique in `local` (the graph FX
+  /// traced the wrapped module into, where the forward's parameters took their names first), and
+  /// that name is the candidate here. Null: one step. Each node keeps its local name (localName()).
+  void setLocalNames(std::shared_ptr<NameSpace> local) { localNames_ = std::move(local); }
+  /// The node's name in the local namespace it was created under, or its name.
+  const std::string& localName(const Node& node) const;
+  /// Renames `node` to `prefix` + its name, leaving the namespace as it is: tensordict renames a
+  /// copied call_module / get_attr node (`_1_weight`) after the graph took its name (`weight`),
+  /// so later nodes still count the unprefixed name.
+  void prefixName(Node& node, const std::string& prefix);
+
  private:
   NameSpace names_;
+  std::shared_ptr<NameSpace> localNames_;
+  std::unordered_map<size_t, std::string> localNameOf_;   // node index -> its local name
+  std::unordered_map<size_t, std::string> takenNameOf_;   // node index -> the name it took, when renamed
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 

@@ -265,9 +265,19 @@ class Generator:
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="containers")
 
     IDIOMS = ["unary", "binary", "bracketed_method", "leaf", "named_tuple", "slice_", "list_loop", "attention",
-              "helper", "weights", "gated", "optional", "no_grad", "containers"]
+              "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing"]
+
+    def shadowing(self, a, b):
+        v, _ = self.new("shadowing")
+        # An attribute named like a forward parameter: FX's graph names its get_attr x_1, and
+        # tensordict copies that name (class 5 of issue 21).
+        return Stmt([f"{v} = {a} * self.x"], v, [a], members=["self.x = nn.Parameter(torch.randn(8))"],
+                    idiom="shadowing")
 
     def program(self, size=None) -> Program:
+        # Every program counts its names from 1, so the children of a sequential share attribute
+        # names (lin1, w2): tensordict's naming of the copies is what class 5 is about.
+        self.n = 0
         size = size or self.rng.randint(1, 6)
         values, stmts = ["x"], []
         for _ in range(size):

@@ -35,3 +35,48 @@ for name, (idiom, needle) in picks.items():
             break
     else:
         print("no program for", name)
+
+
+def program(idioms, seed=0):
+    """A program of the given idioms in order, each reading the previous value."""
+    g = grammar.Generator(seed)
+    g.n = 0
+    stmts, value = [], "x"
+    for idiom in idioms:
+        st = getattr(g, idiom)(value, "x")
+        stmts.append(st)
+        value = st.defines
+    return grammar.Program(stmts)
+
+
+# The TensorDict classes (5 to 8 of issue 21, and fault 2 of fx-format.md), checked against
+# tensordict 0.1.2 with fuzz.py --tensordict.
+TD_CASES = {
+    # class 5: two children with the same attribute names, one shadowing a forward parameter.
+    "class5_sequential_shared_names": grammar.Case(
+        [program(["weights", "shadowing"]), program(["weights", "shadowing"])], "seq",
+        [{"in": [["input", "x"]], "out": [["hidden"]]}, {"in": [["hidden"]], "out": [["out", "y"]]}]),
+    # class 6: a nested sequential reads all its keys first.
+    "class6_nested_reads_first": grammar.Case(
+        [program(["leaf"], 1), program(["gated"], 2), program(["weights"], 3)], "seq",
+        [{"in": [["a"]], "out": [["h"]]}, {"in": [["h"]], "out": [["g"]]}, {"in": [["b"]], "out": [["out"]]}],
+        nested=True),
+    # class 7: a forward parameter past the in keys stays a placeholder with its default.
+    "class7_default_parameter": grammar.Case(
+        [grammar.Program([grammar.Stmt(["v1 = x * scale"], "v1", ["x"], params=["scale"])])], "td",
+        [{"in": [["input", "x"]], "out": [["out"]]}]),
+    # class 8: the "_" key's value is among the outputs.
+    "class8_discard_key_returned": grammar.Case(
+        [program(["unary", "binary"], 4), program(["leaf"], 5)], "seq",
+        [{"in": [["x"]], "out": [["_"]]}, {"in": [["x"]], "out": [["y"]]}]),
+    # fault 2: a key rewritten inside a nested sequential keeps its own value (eager's).
+    "fault2_nested_rewritten_key": grammar.Case(
+        [program(["unary"], 6), program(["gated"], 7), grammar.Program(program(["unary", "leaf"], 8).stmts, outputs=2)],
+        "seq",
+        [{"in": [["hidden"]], "out": [["out", "a"]]}, {"in": [["out", "a"]], "out": [["out", "a"]]},
+         {"in": [["out", "a"]], "out": [["out", "b"], ["out", "a"]]}], nested=True),
+}
+for name, case in TD_CASES.items():
+    with open(os.path.join(HERE, "regressions", f"{name}.py"), "w") as f:
+        f.write(f"# Regression (issue 21): {name.replace('_', ' ')}; tensordict 0.1.2's naming and order.\n"
+                "# Written by make_regressions.py; run by fuzz.py --regressions.\n" + fuzz.case_source(case))

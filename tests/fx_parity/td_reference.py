@@ -73,9 +73,13 @@ def _parse_input_nodes(in_keys, nodes, td, inputs, env):
         env[node.name] = inputs[in_key]
 
 
-def trace_graph(obj):
+def trace_graph(obj, fault2=False):
     """The fx.Graph tensordict 0.1.2's symbolic_trace builds for a (stand-in) TensorDictModule or
-    TensorDictSequential: the algorithm of tensordict/prototype/fx.py, on the stand-ins."""
+    TensorDictSequential: the algorithm of tensordict/prototype/fx.py, on the stand-ins, but for
+    the fault shared/reference/fx-format.md tells tdfx not to copy (fault 2): tensordict zips a
+    nested sequential's outputs, which come in first-write order, with its out_keys, which keep each
+    key's last occurrence, so a key rewritten inside it gets another key's value. Here each output
+    keeps its own key, as eager does; fault2=True copies tensordict (to check this file against it)."""
     new_graph = fx.Graph()
     td = fx.Proxy(new_graph.placeholder("tensordict"))
     env = {}
@@ -89,7 +93,10 @@ def trace_graph(obj):
     for i, child in enumerate(obj.module):
         child_in, child_out = keys_of(child)
         if _is_sequential(child):
-            nodes = list(trace_graph(child).nodes)
+            inner = trace_graph(child, fault2)
+            if not fault2:
+                child_out = inner.td_out_keys
+            nodes = list(inner.nodes)
             placeholder = nodes[0]
             reads = [n for n in nodes[1:] if n.op == "call_function" and n.target is operator.getitem
                      and n.args[0] is placeholder]
@@ -112,6 +119,7 @@ def trace_graph(obj):
                 new_node.name = f"_{i}_{new_node.name}"
             env[node.name] = new_node
     new_graph.output(tuple(outputs.values()))
+    new_graph.td_out_keys = list(outputs.keys())
     return new_graph
 
 

@@ -323,21 +323,6 @@ class SequentialMerger {
 
 TracedGraph traceAny(const TensorDictModuleBase& module);
 
-namespace {
-// A module's out_keys as tensordict 0.1.2 has them: a sequential's are its children's, `_` too,
-// each kept at its last occurrence (TensorDictSequential._compute_in_and_out_keys).
-std::vector<NestedKey> fxOutKeys(const TensorDictModuleBase& module) {
-  const auto* seq = dynamic_cast<const TensorDictSequential*>(&module);
-  if (!seq) return module.outKeys();
-  if (seq->selectedOutKeys()) return *seq->selectedOutKeys();
-  std::vector<NestedKey> all, out;
-  for (const auto& child : seq->modules())
-    for (NestedKey& k : fxOutKeys(*child)) all.push_back(std::move(k));
-  for (size_t i = 0; i < all.size(); ++i)
-    if (std::find(all.begin() + static_cast<long>(i) + 1, all.end(), all[i]) == all.end()) out.push_back(all[i]);
-  return out;
-}
-}  // namespace
 
 TracedGraph traceGraph(const TensorDictModuleBase& module) {
   try {
@@ -358,7 +343,12 @@ TracedGraph traceAny(const TensorDictModuleBase& module) {
   for (size_t i = 0; i < seq->modules().size(); ++i) {
     const TensorDictModuleBase& child = *seq->modules()[i];
     const bool nested = dynamic_cast<const TensorDictSequential*>(&child) != nullptr;
-    merger.append(i, traceAny(child), child.inKeys(), fxOutKeys(child), nested);
+    // A nested sequential's outputs keep their own keys (its first-write order); tensordict zips
+    // them with out_keys, which keep each key's last occurrence, and wires a rewritten key to
+    // another key's value: fault 2 of shared/reference/fx-format.md, which tdfx does not copy.
+    TracedGraph sub = traceAny(child);
+    const std::vector<NestedKey> outKeys = nested ? sub.outKeys : child.outKeys();
+    merger.append(i, sub, child.inKeys(), outKeys, nested);
   }
   return merger.finish(seq->selectedOutKeys());
 }

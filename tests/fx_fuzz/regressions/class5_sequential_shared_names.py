@@ -1,0 +1,49 @@
+# Regression (issue 21): class5 sequential shared names; tensordict 0.1.2's naming and order.
+# Written by make_regressions.py; run by fuzz.py --regressions.
+import math
+from typing import Dict, List, Optional, Tuple
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class P0(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(8))
+        self.register_buffer('b1', torch.randn(8))
+        self.x = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        v1 = x * self.w1 + self.b1
+        v2 = v1 * self.x
+        return v2
+
+class P1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w1 = nn.Parameter(torch.randn(8))
+        self.register_buffer('b1', torch.randn(8))
+        self.x = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        v1 = x * self.w1 + self.b1
+        v2 = v1 * self.x
+        return v2
+
+WRAP = 'seq'
+KEYS = [{"in": [["input", "x"]], "out": [["hidden"]]}, {"in": [["hidden"]], "out": [["out", "y"]]}]
+NESTED = False
+
+
+def build(td):
+    """The object to trace: a plain module, or td.Module / td.Sequential of the programs."""
+    torch.manual_seed(0)
+    programs = [globals()[f"P{i}"]().eval() for i in range(len(KEYS))]
+    if WRAP == "plain":
+        return programs[0]
+    mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]]) for p, s in zip(programs, KEYS)]
+    if WRAP == "td":
+        return mods[0]
+    if NESTED and len(mods) == 3:
+        return td.Sequential(mods[0], td.Sequential(mods[1], mods[2]))
+    return td.Sequential(*mods)

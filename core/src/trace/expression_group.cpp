@@ -78,7 +78,8 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
     if (!sameExpression(*nloc, loc)) {
       // A sub-expression of this one: a bound, an index. A TorchScript builtin inlined for one
       // (`x.shape` in `x[:, : x.shape[-1] // 2]`) counts when its value is read inside too.
-      bool sub = loc.builtinDef.empty() && n->maybeOperator() && !readsGroup(n) && n->blocks().empty();
+      bool sub = loc.builtinDef.empty() && n->maybeOperator() && !n->hasSideEffects() && !readsGroup(n) &&
+                 n->blocks().empty();
       if (sub && !inside(nloc)) {
         sub = !nloc->builtinDef.empty() && !n->output()->uses().empty();
         for (const jit::Use& use : n->output()->uses()) sub = sub && inside(userSource(use.user));

@@ -56,7 +56,7 @@ def key_of(k):
 
 
 def case_source(case, keep=None):
-    """A self-contained Python file for the case: the program classes and build(td)."""
+    """A Python file for the case: the program classes and how they are wrapped (see build)."""
     keep = keep or [None] * len(case.programs)
     parts = [HEADER]
     for i, (p, kp) in enumerate(zip(case.programs, keep)):
@@ -67,21 +67,24 @@ def case_source(case, keep=None):
         outs = case.keys[i]["out"][:p.output_count(kp)]
         spec.append({"in": ins, "out": outs})
     parts.append(f"WRAP = {case.wrap!r}\nKEYS = {json.dumps(spec)}\nNESTED = {case.nested!r}\n")
-    parts.append('''
-def build(td):
-    """The object to trace: a plain module, or td.Module / td.Sequential of the programs."""
+    return "\n".join(parts)
+
+
+def build(mod, td):
+    """The object a case file describes: its plain module P0, or td.Module / td.Sequential of its
+    programs P0, P1, ... with the keys KEYS (nested when NESTED)."""
+    import torch
     torch.manual_seed(0)
-    programs = [globals()[f"P{i}"]().eval() for i in range(len(KEYS))]
-    if WRAP == "plain":
+    programs = [getattr(mod, f"P{i}")().eval() for i in range(len(mod.KEYS))]
+    if mod.WRAP == "plain":
         return programs[0]
-    mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]]) for p, s in zip(programs, KEYS)]
-    if WRAP == "td":
+    mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]])
+            for p, s in zip(programs, mod.KEYS)]
+    if mod.WRAP == "td":
         return mods[0]
-    if NESTED and len(mods) == 3:
+    if mod.NESTED and len(mods) == 3:
         return td.Sequential(mods[0], td.Sequential(mods[1], mods[2]))
     return td.Sequential(*mods)
-''')
-    return "\n".join(parts)
 
 
 def import_file(path, name):
@@ -169,7 +172,7 @@ def prepare(case_path, name, out_dir, check_tensordict=None):
     mod = import_file(case_path, f"fuzz_{name}")
     info = {"name": name, "wrap": mod.WRAP, "source": case_path}
     try:
-        obj = mod.build(Standins)
+        obj = build(mod, Standins)
     except Exception as e:  # noqa: BLE001
         return dict(info, kind="invalid", why="building: " + first_line(e))
     try:
@@ -197,7 +200,7 @@ def compare_with_tensordict(mod, graph, code, td_dir):
     for the comparison), else the difference."""
     import torch.fx as fx
     import td_reference as ref
-    ref_gm = fx.GraphModule(ref.root_of(mod.build(Standins)), ref.trace_graph(mod.build(Standins), fault2=True))
+    ref_gm = fx.GraphModule(ref.root_of(build(mod, Standins)), ref.trace_graph(build(mod, Standins), fault2=True))
     graph, code = str(ref_gm.graph), ref_gm.code
     if td_dir not in sys.path:
         sys.path.insert(0, td_dir)
@@ -208,7 +211,7 @@ def compare_with_tensordict(mod, graph, code, td_dir):
         Module = TensorDictModule
         Sequential = TensorDictSequential
     try:
-        traced = symbolic_trace(mod.build(Real))
+        traced = symbolic_trace(build(mod, Real))
         real_graph = str(traced._graph_module.graph) if hasattr(traced, "_graph_module") else str(traced.graph)
         real_code = traced._graph_module.code if hasattr(traced, "_graph_module") else traced.code
     except Exception as e:  # noqa: BLE001
@@ -266,7 +269,7 @@ def execute(info, got_code):
     """Runs tdfx's printed forward on the eager module tree; [] when it equals eager bitwise."""
     import torch
     mod = import_file(info["source"], f"fuzz_exec_{info['name']}")
-    obj = mod.build(Standins)
+    obj = build(mod, Standins)
     tensors, plain = inputs_for(mod)
     try:
         root = layout_root(obj, info["wrap"])

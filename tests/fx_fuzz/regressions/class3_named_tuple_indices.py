@@ -17,17 +17,3 @@ class P0(nn.Module):
 WRAP = 'plain'
 KEYS = [{"in": [["x"]], "out": [["out"]]}]
 NESTED = False
-
-
-def build(td):
-    """The object to trace: a plain module, or td.Module / td.Sequential of the programs."""
-    torch.manual_seed(0)
-    programs = [globals()[f"P{i}"]().eval() for i in range(len(KEYS))]
-    if WRAP == "plain":
-        return programs[0]
-    mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]]) for p, s in zip(programs, KEYS)]
-    if WRAP == "td":
-        return mods[0]
-    if NESTED and len(mods) == 3:
-        return td.Sequential(mods[0], td.Sequential(mods[1], mods[2]))
-    return td.Sequential(*mods)

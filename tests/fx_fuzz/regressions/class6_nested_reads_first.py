@@ -38,17 +38,3 @@ class P2(nn.Module):
 WRAP = 'seq'
 KEYS = [{"in": [["a"]], "out": [["h"]]}, {"in": [["h"]], "out": [["g"]]}, {"in": [["b"]], "out": [["out"]]}]
 NESTED = True
-
-
-def build(td):
-    """The object to trace: a plain module, or td.Module / td.Sequential of the programs."""
-    torch.manual_seed(0)
-    programs = [globals()[f"P{i}"]().eval() for i in range(len(KEYS))]
-    if WRAP == "plain":
-        return programs[0]
-    mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]]) for p, s in zip(programs, KEYS)]
-    if WRAP == "td":
-        return mods[0]
-    if NESTED and len(mods) == 3:
-        return td.Sequential(mods[0], td.Sequential(mods[1], mods[2]))
-    return td.Sequential(*mods)

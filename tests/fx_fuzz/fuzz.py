@@ -25,6 +25,7 @@ import json
 import math
 import operator
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -376,11 +377,16 @@ def shrink(case, cli, work, signature):
 
 
 def failure_signature(why):
-    """What kind of failure, and its first differing line (names aside), for the shrinker."""
+    """What kind of failure, and what its first differing line does (its target, or its code with
+    every name replaced): names change as statements go, the failure should not."""
     lines = why.splitlines()
-    kind = lines[0] if lines else ""
-    first = next((ln for ln in lines if ln.startswith("+") and not ln.startswith("+++")), "")
-    return kind.split(":")[0] + "|" + first.split("=")[-1].strip()[:40]
+    kind = lines[0].split(":")[0] if lines else ""
+    first = next((ln[1:] for ln in lines if ln.startswith("+") and not ln.startswith("+++")), "")
+    target = re.search(r"(op|target)=[^\]]*\]", first) or re.search(r"\b(op|target)=\S+", first)
+    if target:
+        return kind + "|" + target.group(0)
+    rhs = first.split("=", 1)[-1] if "=" in first and "return" not in first else first
+    return kind + "|" + re.sub(r"\b[A-Za-z_][A-Za-z0-9_]*\b", "_", rhs).strip()
 
 
 def known_failures():

@@ -126,7 +126,12 @@ def fx_globals():
 def same(a, b):
     import torch
     if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.is_floating_point():  # bitwise, NaN where the other has NaN (NaN != NaN otherwise)
+            nan = a.isnan()
+            return torch.equal(nan, b.isnan()) and torch.equal(a.masked_fill(nan, 0), b.masked_fill(nan, 0))
+        return torch.equal(a, b)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return type(a) == type(b) and a == b  # noqa: E721

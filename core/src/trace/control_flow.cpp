@@ -266,11 +266,8 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
   }
   if (node->kind() == c10::prim::TupleIndex && in.arg.isNode()) {
     // `m.values` on a named tuple kept in a variable reads the field by name, as written.
-    std::string field;
-    if (auto loc = userSource(node); loc && loc->builtinDef.empty()) {
-      const py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
-      if (expr && expr->kind == py::Expr::Kind::Attribute) field = expr->text;
-    }
+    const py::ExprPtr expr = writtenExpression(node).second;
+    const std::string field = expr && expr->kind == py::Expr::Kind::Attribute ? expr->text : "";
     frame.env[node->output()] = field.empty() ? SymValue::ofNode(createGetItem(in.arg.node(), i))
                                               : SymValue::ofPendingField(in.arg.node(), i, field);
     return true;

@@ -273,11 +273,16 @@ Node* ModuleTracer::createGetItem(Node* container, int64_t index, const std::str
   return item;
 }
 
-std::string ModuleTracer::fieldReadAfter(jit::Node* node) const {
+std::pair<py::ExprPtr, py::ExprPtr> ModuleTracer::writtenExpression(jit::Node* node) const {
   auto loc = userSource(node);
-  if (!loc || !loc->builtinDef.empty()) return "";
-  const py::ExprPtr root = py::parseExpressionPrefix(loc->window);
-  const py::ExprPtr expr = py::expressionForRange(root, loc->rangeLength);
+  if (!loc || !loc->builtinDef.empty()) return {};
+  py::ExprPtr root = py::parseExpressionPrefix(loc->window);
+  py::ExprPtr expr = py::expressionForRange(root, loc->rangeLength);
+  return {std::move(root), std::move(expr)};
+}
+
+std::string ModuleTracer::fieldReadAfter(jit::Node* node) const {
+  const auto [root, expr] = writtenExpression(node);
   return expr ? py::attributeReadOf(root, expr.get()) : "";
 }
 

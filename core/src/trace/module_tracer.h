@@ -139,6 +139,9 @@ class ModuleTracer {
   /// The attribute the user's code reads on the value of `node` right away (`values` in
   /// `x.max(1).values`), or "".
   std::string fieldReadAfter(torch::jit::Node* node) const;
+  /// The user's expression behind `node` (null without user source): the whole expression parsed
+  /// from the node's range on, and the part TorchScript's range covers.
+  std::pair<py::ExprPtr, py::ExprPtr> writtenExpression(torch::jit::Node* node) const;
   static void describeModule(const torch::jit::Module& module, NodeMeta& meta);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);

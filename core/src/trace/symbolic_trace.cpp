@@ -71,30 +71,35 @@ struct PlainInputs {
   std::vector<trace::SymValue> values;
   bool annotatedReturn = false;  ///< forward's source says `-> TYPE`
 };
+// A placeholder for forward's parameter `a`, as FX records it: its annotation where the source
+// writes one, and its default, which a run without the parameter's value uses.
+Node* parameterPlaceholder(Graph& graph, const c10::Argument& a, const std::optional<trace::py::FunctionHeader>& header) {
+  std::vector<Argument> defaultArg;
+  if (a.default_value()) {
+    if (auto d = trace::argumentFromIValue(*a.default_value())) defaultArg.push_back(*d);
+  }
+  Node* p = graph.createNode(OpKind::Placeholder, a.name(), defaultArg, {}, a.name());
+  if (header) {
+    for (const auto& written : header->parameters)
+      if (written.name == a.name() && !written.annotation.empty()) p->setType(fxTypeRepr(a.type()));
+  }
+  if (a.default_value()) {
+    auto kernel = std::make_shared<Kernel>();
+    kernel->description = "default of " + a.name();
+    kernel->run = [value = *a.default_value()](torch::jit::Stack& stack) { stack.push_back(value); };
+    p->setKernel(std::move(kernel));
+  }
+  return p;
+}
+
 PlainInputs plainPlaceholders(Graph& graph, const TensorDictModule& module, const trace::ModuleTracer& tracer) {
   const torch::jit::Function& forward = module.module().get_method("forward").function();
   const auto& schemaArgs = forward.getSchema().arguments();
   const auto header = trace::py::parseFunctionHeader(tracer.functionSource(forward), "forward");
   PlainInputs inputs;
   for (size_t i = 1; i < schemaArgs.size(); ++i) {
-    const c10::Argument& a = schemaArgs[i];
-    std::vector<Argument> defaultArg;
-    if (a.default_value()) {
-      if (auto d = trace::argumentFromIValue(*a.default_value())) defaultArg.push_back(*d);
-    }
-    Node* p = graph.createNode(OpKind::Placeholder, a.name(), defaultArg, {}, a.name());
-    p->meta().tensordictKey = NestedKey(a.name());
-    if (header) {
-      for (const auto& written : header->parameters)
-        if (written.name == a.name() && !written.annotation.empty()) p->setType(fxTypeRepr(a.type()));
-    }
-    if (a.default_value()) {
-      auto kernel = std::make_shared<Kernel>();
-      kernel->description = "default of " + a.name();
-      const c10::IValue value = *a.default_value();
-      kernel->run = [value](torch::jit::Stack& stack) { stack.push_back(value); };
-      p->setKernel(std::move(kernel));
-    }
+    Node* p = parameterPlaceholder(graph, schemaArgs[i], header);
+    p->meta().tensordictKey = NestedKey(schemaArgs[i].name());
     inputs.values.push_back(trace::SymValue::ofNode(p));
   }
   inputs.annotatedReturn = header && !header->returnAnnotation.empty() && forward.getSchema().returns().size() == 1;
@@ -127,20 +132,8 @@ TracedGraph traceModule(const TensorDictModule& module) {
     // copies them from the module's graph (`scale : float = 2.0`); a run gives them the default.
     const auto& schemaArgs = forward.getSchema().arguments();
     const size_t keyed = inputs.size();
-    for (size_t i = keyed + 1; i < schemaArgs.size(); ++i) {
-      std::vector<Argument> defaultArg;
-      if (auto d = trace::argumentFromIValue(*schemaArgs[i].default_value())) defaultArg.push_back(*d);
-      Node* p = graph->createNode(OpKind::Placeholder, schemaArgs[i].name(), defaultArg, {}, schemaArgs[i].name());
-      if (header) {
-        for (const auto& written : header->parameters)
-          if (written.name == schemaArgs[i].name() && !written.annotation.empty()) p->setType(fxTypeRepr(schemaArgs[i].type()));
-      }
-      auto kernel = std::make_shared<Kernel>();
-      kernel->description = "default of " + schemaArgs[i].name();
-      kernel->run = [value = *schemaArgs[i].default_value()](torch::jit::Stack& stack) { stack.push_back(value); };
-      p->setKernel(std::move(kernel));
-      inputs.push_back(trace::SymValue::ofNode(p));
-    }
+    for (size_t i = keyed + 1; i < schemaArgs.size(); ++i)
+      inputs.push_back(trace::SymValue::ofNode(parameterPlaceholder(*graph, schemaArgs[i], header)));
     // The module's own graph, where FX named the forward's parameters first: node names are made
     // unique there before they are made unique here (tensordict's node_copy), so `self.state`
     // next to a parameter `state` is state_1 in both.

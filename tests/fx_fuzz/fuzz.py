@@ -48,6 +48,7 @@ from typing import Dict, List, Optional, Tuple
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torch.nn.functional as fn
 """
 
 
@@ -67,7 +68,8 @@ def case_source(case, keep=None):
         ins = case.keys[i]["in"][:len(p.signature(kp))]
         outs = case.keys[i]["out"][:p.output_count(kp)]
         spec.append({"in": ins, "out": outs})
-    parts.append(f"WRAP = {case.wrap!r}\nKEYS = {json.dumps(spec)}\nNESTED = {case.nested!r}\n")
+    parts.append(f"WRAP = {case.wrap!r}\nKEYS = {json.dumps(spec)}\nNESTED = {case.nested!r}\n"
+                 + ("QUANTIZE = True\n" if case.quantize else ""))
     return "\n".join(parts)
 
 
@@ -77,6 +79,9 @@ def build(mod, td):
     import torch
     torch.manual_seed(0)
     programs = [getattr(mod, f"P{i}")().eval() for i in range(len(mod.KEYS))]
+    if getattr(mod, "QUANTIZE", False):  # torch.ao's dynamically quantized modules are leaves in FX
+        programs = [torch.ao.quantization.quantize_dynamic(p, {torch.nn.Linear, torch.nn.GRU}, dtype=torch.qint8)
+                    for p in programs]
     if mod.WRAP == "plain":
         return programs[0]
     mods = [td.Module(p, [tuple(k) for k in s["in"]], [tuple(k) for k in s["out"]])

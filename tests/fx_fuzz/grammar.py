@@ -264,8 +264,26 @@ class Generator:
                           ["l{v} = [{a}, {b}, {a}]", "{v} = torch.stack(l{v}, dim=1).sum(1)"]])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="containers")
 
+    def functional(self, a, b):
+        v, k = self.new("functional")
+        # Calls through the module aliases people import (F, fn, torch.nn.functional): the callee is
+        # what TorchScript resolved, whatever the alias (class 10 of issue 21).
+        alias = self.pick(["F", "fn", "torch.nn.functional"])
+        form = self.pick([
+            ("{f}.linear({a}, self.w{k}, self.b{k})", [f"self.w{k} = nn.Parameter(torch.randn({D}, {D}))",
+                                                      f"self.b{k} = nn.Parameter(torch.randn({D}))"]),
+            ("{f}.linear({a}, self.w{k})", [f"self.w{k} = nn.Parameter(torch.randn({D}, {D}))"]),
+            ("{f}.conv1d({a}.transpose(1, 2), self.w{k}, padding=1).transpose(1, 2)",
+             [f"self.w{k} = nn.Parameter(torch.randn({D}, {D}, 3))"]),
+            ("{f}.normalize({a}, dim=-1) + {f}.relu({b})", []),
+            ("{f}.pad({a}, (1, 1))[..., 1:-1] * {f}.sigmoid({b})", []),
+            ("{f}.leaky_relu({a}, 0.2) + {f}.elu({b})", []),
+        ])
+        return Stmt([f"{v} = " + form[0].format(f=alias, a=a, b=b, k=k)], v, [a, b], members=form[1],
+                    idiom="functional_" + alias)
+
     IDIOMS = ["unary", "binary", "bracketed_method", "leaf", "named_tuple", "slice_", "list_loop", "attention",
-              "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing"]
+              "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing", "functional"]
 
     def shadowing(self, a, b):
         v, _ = self.new("shadowing")
@@ -301,6 +319,7 @@ class Case:
     wrap: str
     keys: List[dict]                 # per program: {"in": [...], "out": [...]} (nested keys as lists)
     nested: bool = False
+    quantize: bool = False           # dynamically quantized (Linear, GRU) before scripting: class 11
 
 
 KEY_NAMES = [["x"], ["input", "x"], ["obs", "pixels"], ["hidden"], ["agent", "state"]]
@@ -333,4 +352,5 @@ def generate_case(seed: int) -> Case:
         keys.append({"in": ins, "out": outs})
         written += [o for o in outs if o != ["_"]]
     nested = wrap == "seq" and count == 3 and g.rng.random() < 0.5
-    return Case(programs, wrap, keys, nested)
+    quantize = g.rng.random() < 0.1
+    return Case(programs, wrap, keys, nested, quantize)

@@ -11,6 +11,10 @@ import grammar  # noqa: E402
 import fuzz  # noqa: E402
 # One single-statement program per class of issue 21 that the fuzzer's grammar found failing.
 picks = {
+  "class2_bracketed_transpose": ("bracketed_method", ".transpose(1, 2)"),
+  "class2_bracketed_mean_keepdim": ("bracketed_method", ".mean(dim=-1, keepdim=True)"),
+  "class10_alias_conv1d": ("functional", "fn.conv1d"),
+  "class10_alias_linear": ("functional", "fn.linear"),
   "class1_list_append_stack": ("list_loop", "torch.stack(outs"),
   "class1_list_append_cat": ("list_loop", "torch.cat(outs"),
   "class3_named_tuple_values": ("named_tuple", ".values"),
@@ -79,4 +83,28 @@ TD_CASES = {
 for name, case in TD_CASES.items():
     with open(os.path.join(HERE, "regressions", f"{name}.py"), "w") as f:
         f.write(f"# Regression (issue 21): {name.replace('_', ' ')}; tensordict 0.1.2's naming and order.\n"
+                "# Written by make_regressions.py; run by fuzz.py --regressions.\n" + fuzz.case_source(case))
+
+
+def stmt(lines, members=()):
+    return grammar.Stmt(lines, lines[-1].split(" = ")[0], ["x"], members=list(members))
+
+
+# Cases no single idiom makes: quantized leaves (class 11) and a size-bounded slice in a sequential's
+# first child (class 12, a dangling node reference once).
+OTHER_CASES = {
+    "class11_quantized_linear_gru": ("dynamically quantized Linear and GRU leaves, call_module as in FX", grammar.Case(
+        [grammar.Program([stmt(["v1 = self.linear1(x)"], ["self.linear1 = nn.Linear(8, 8)"]),
+                          stmt(["v2 = self.gru2(v1)[0]"], ["self.gru2 = nn.GRU(8, 8, batch_first=True)"])])],
+        "plain", [{"in": [["x"]], "out": [["out"]]}], quantize=True)),
+    "class11_quantized_in_sequential": ("a quantized child of a TensorDictSequential", grammar.Case(
+        [program(["gated"], 9), program(["leaf", "unary"], 10)], "seq",
+        [{"in": [["input", "x"]], "out": [["hidden"]]}, {"in": [["hidden"]], "out": [["out"]]}], quantize=True)),
+    "class12_size_slice_then_child": ("`n = x.size(1); x[:, :n]` in a first child, then a second", grammar.Case(
+        [grammar.Program([stmt(["n1 = x.size(1)", "v1 = x[:, :n1]"])]), program(["gated"], 11)], "seq",
+        [{"in": [["x"]], "out": [["h"]]}, {"in": [["h"]], "out": [["y"]]}])),
+}
+for name, (what, case) in OTHER_CASES.items():
+    with open(os.path.join(HERE, "regressions", f"{name}.py"), "w") as f:
+        f.write(f"# Regression (issue 21): {what}.\n"
                 "# Written by make_regressions.py; run by fuzz.py --regressions.\n" + fuzz.case_source(case))

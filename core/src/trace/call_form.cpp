@@ -179,15 +179,33 @@ std::optional<CallForm> operatorForm(const py::Expr& expr, const torch::jit::Nod
   return form;
 }
 
+// `fn.conv1d(x, w)` through an alias the model's file imported (`import torch.nn.functional as fn`):
+// the source of a method holds no imports, but TorchScript resolved the callee, so the alias names
+// the namespace whose function compiles to this node's operator.
+std::optional<std::string> aliasedNamespace(const std::string& function, const c10::FunctionSchema& schema) {
+  for (const char* ns : {"torch.nn.functional", "torch", "torch.special", "torch.linalg", "torch.fft"}) {
+    const auto* callable = findCallable(std::string(ns) + "." + function);
+    if (callable && callable->aten == schema.name()) return std::string(ns);
+  }
+  return std::nullopt;
+}
+
 // The call as the user wrote it: `torch.softmax(x, dim=1)`, `F.linear(x, w)`, `x.view(n, -1)`.
 std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSchema& schema,
-                                    const std::vector<Argument>& inputs, const AttributeValues& attributes) {
+                                    const std::vector<Argument>& inputs, const std::vector<std::string>& inputNames,
+                                    const AttributeValues& attributes) {
   const py::Expr& callee = *call.items[0];
   if (callee.kind != py::Expr::Kind::Attribute) return std::nullopt;
   CallForm form;
   const auto prefix = py::dottedName(*callee.items[0]);
   if (prefix) {
-    if (auto ns = functionNamespace(*prefix)) {
+    std::optional<std::string> ns = functionNamespace(*prefix);
+    // A bare name before a function torch.Tensor has no method of, and none of the node's inputs'
+    // variables, can only be a module.
+    const bool variable = std::find(inputNames.begin(), inputNames.end(), *prefix) != inputNames.end();
+    if (!ns && !variable && callee.items[0]->kind == py::Expr::Kind::Name && !isTensorMethod(callee.text))
+      ns = aliasedNamespace(callee.text, schema);
+    if (ns) {
       const auto* callable = findCallable(*ns + "." + callee.text);
       if (!callable || callable->kind != CallKind::AsWritten) return std::nullopt;
       form.target = callable->target;
@@ -389,7 +407,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         break;
       case K::Call:
         if (schema) {
-          if (auto form = writtenCall(*e, *schema, inputs, attributes)) return *form;
+          if (auto form = writtenCall(*e, *schema, inputs, inputNames, attributes)) return *form;
         }
         break;
       case K::BinOp:

@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <future>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/layout_process.h"
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
@@ -129,13 +129,6 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   }
   if (sameFile(f.model, f.output))
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
-  // Graphviz loads its plugins and fonts while the worker loads the model. The future's destructor
-  // waits for it, also when opening the model fails.
-  std::future<void> graphviz;
-  if (!isGraphDocument(f.output))
-    graphviz = std::async(std::launch::async, [format = tdfx::exportFormatForPath(f.output)] {
-      tdfx::prepareGraphviz(format);
-    });
   tdfx::ModelWorker worker(w.limits());
   tdfx::TracedModel model = openModel(worker, f.model);
   if (f.shapes) recordShapes(worker, model, f.inputs, f.seed);
@@ -155,7 +148,9 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   tdfx::ViewGraph view = tdfx::buildView(model.traced, options);
   const std::string base = f.model.substr(f.model.find_last_of('/') + 1);
   view.name = base.substr(0, base.rfind('.'));
-  tdfx::exportView(view, f.output);
+  // Graphviz runs in a layout process, stopped at the time limit (an SVG then gets the layered layout).
+  const std::string note = tdfx::exportViewWithin(view, f.output, w.limits().requestSeconds);
+  if (!note.empty()) std::cerr << "tdfx-cli: note: " << note << "\n";
   std::cout << "wrote " << f.output << " (" << view.nodes.size() << " nodes, " << view.edges.size() << " edges, depth "
             << (f.expandAll ? std::string("all") : std::to_string(view.depth)) << ")\n";
   return 0;

@@ -173,3 +173,24 @@ execute_process(COMMAND ${CLI} trace ${FIXTURES}/seed_module.pt ${FIXTURES}/seed
 if(NOT rc EQUAL 1 OR NOT err MATCHES "several are traced with --out-dir")
   message(FATAL_ERROR "trace with two models and no --out-dir: exit ${rc}\n${err}")
 endif()
+
+# A graph that keeps Graphviz's dot busy for minutes (issue 22): --timeout stops the layout
+# process; an SVG is then drawn from the layered layout, a PNG fails and leaves the file alone.
+execute_process(COMMAND ${CLI} --timeout 5 export ${FIXTURES}/dense_layout.pt -o ${WORK}/dense.svg
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "tdfx-cli: note: dot did not finish within 5 s: a simpler layered layout was drawn"
+   OR NOT out MATCHES "wrote .*dense.svg \\(3001 nodes, 5991 edges")
+  message(FATAL_ERROR "export dense_layout.pt to SVG within 5 s: exit ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+file(READ ${WORK}/dense.svg svg LIMIT 64)
+if(NOT svg MATCHES "^<\\?xml")
+  message(FATAL_ERROR "dense.svg is no SVG: ${svg}")
+endif()
+file(WRITE ${WORK}/dense.png "mine")
+execute_process(COMMAND ${CLI} --timeout 5 export ${FIXTURES}/dense_layout.pt -o ${WORK}/dense.png
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${WORK}/dense.png png)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "render did not finish within 5 s \\(the time limit; --timeout\\); the layout process was stopped"
+   OR NOT png STREQUAL "mine")
+  message(FATAL_ERROR "export dense_layout.pt to PNG within 5 s: exit ${rc}, file '${png}'\nstderr:\n${err}")
+endif()

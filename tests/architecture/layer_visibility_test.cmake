@@ -16,7 +16,7 @@ set(below_trace ir nn tensordict util)
 set(below_codegen ir tensordict util)
 set(below_runtime codegen trace model ir nn tensordict util)
 set(below_worker runtime codegen trace model ir nn tensordict util)
-set(below_layout trace ir nn tensordict util)
+set(below_layout worker runtime codegen trace model ir nn tensordict util)
 set(layers util tensordict nn model ir trace codegen runtime worker layout)
 # One public header of each layer.
 set(header_util tdfx/util/dtype.h)

@@ -178,6 +178,8 @@ MainWindow::~MainWindow() {
   // Whatever the models are doing (an endless loop, a huge allocation), their worker processes
   // are killed, so the jobs waiting on them end at once and the window closes without delay.
   if (loadingWorker_) loadingWorker_->cancel();
+  if (loadingLayout_) loadingLayout_->cancel();
+  if (relayout_) relayout_->cancel();
   if (session_) session_->worker->cancel();
   if (compareWorker_) compareWorker_->cancel();
   loadPool_.waitForDone();
@@ -201,11 +203,14 @@ void MainWindow::openFile(const QString& path) {
   // A new future replaces the one watched: a previous load's result is never delivered, and its
   // worker is stopped. Each model gets a worker process of its own.
   if (loadingWorker_) loadingWorker_->cancel();
+  if (loadingLayout_) loadingLayout_->cancel();
   auto worker = std::make_shared<ModelWorker>(workerLimits_);
+  auto layouter = std::make_shared<LayoutProcess>();
   loadingWorker_ = worker;
-  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, file, options, path]() -> LoadOutcome {
+  loadingLayout_ = layouter;
+  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, layouter, file, options, path]() -> LoadOutcome {
     try {
-      return {openSession(worker, file, options, fontMeasure()), {}, path};
+      return {openSession(worker, file, options, fontMeasure(), *layouter), {}, path};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), path};
     }
@@ -217,7 +222,9 @@ void MainWindow::cancelLoad() {
   // The load runs in its own worker process: killing it stops LibTorch wherever it is. The job
   // waiting on it ends at once and its result is dropped; the open model and its worker stay.
   if (loadingWorker_) loadingWorker_->cancel();
+  if (loadingLayout_) loadingLayout_->cancel();
   loadingWorker_.reset();
+  loadingLayout_.reset();
   loader_.setFuture(QFuture<LoadOutcome>());
   setIdle();
   status_->setText(tr("Cancelled; %1").arg(session_ ? tr("the open model stays") : tr("nothing is open")));
@@ -244,6 +251,7 @@ void MainWindow::onLoaded() {
   setIdle();
   LoadOutcome outcome = loader_.result();
   loadingWorker_.reset();
+  loadingLayout_.reset();
   if (!outcome.session) {
     showError(outcome.error, true);
     return;
@@ -281,7 +289,8 @@ void MainWindow::onLoaded() {
                        .arg(session_->loadSeconds * 1e3, 0, 'f', 0)
                        .arg(session_->traceSeconds * 1e3, 0, 'f', 1)
                        .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
-                       .arg(drawMs, 0, 'f', 0));
+                       .arg(drawMs, 0, 'f', 0) +
+                   layoutNote());
   // Style, direction or "expand all" changed while the file loaded: lay it out as now asked.
   if (session_->options.style != options_.style || session_->options.rankdir != options_.rankdir ||
       session_->options.checks != options_.checks ||
@@ -370,6 +379,11 @@ void MainWindow::showSession() {
   if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
 }
 
+QString MainWindow::layoutNote() const {
+  if (!session_ || session_->layoutNote.empty()) return {};
+  return QStringLiteral("; ") + QString::fromStdString(session_->layoutNote);
+}
+
 void MainWindow::relayoutCurrent() {
   if (!session_) return;
   // Graphviz takes up to a second on big graphs: lay out on a worker, keep showing the old picture.
@@ -377,9 +391,12 @@ void MainWindow::relayoutCurrent() {
   const std::shared_ptr<const ModelSession> session = session_;  // the worker reads its graph only
   const ViewOptions options = options_;
   status_->setText(tr("Laying out ..."));
-  layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation]() -> LayoutOutcome {
+  if (relayout_) relayout_->cancel();  // a newer picture is asked for: the older layout stops
+  auto layouter = std::make_shared<LayoutProcess>();
+  relayout_ = layouter;
+  layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation, layouter]() -> LayoutOutcome {
     try {
-      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, fontMeasure())), {},
+      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, fontMeasure(), *layouter)), {},
               generation};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), generation};
@@ -414,7 +431,8 @@ void MainWindow::onLaidOut() {
                        .arg(scene_->nodeCount())
                        .arg(scene_->edgeCount())
                        .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
-                       .arg(ms, 0, 'f', 0));
+                       .arg(ms, 0, 'f', 0) +
+                   layoutNote());
   Q_EMIT viewChanged();
 }
 

@@ -5,6 +5,9 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QEventLoop>
+#include <QFutureWatcher>
+#include <QtConcurrent>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -20,6 +23,7 @@
 #include <QStyleFactory>
 
 #include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/layout_process.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
@@ -300,13 +304,31 @@ QString MainWindow::suggestedExportPath(const QString& extension) const {
 
 bool MainWindow::exportTo(const QString& path) {
   if (!session_) return false;
-  try {
-    exportView(shownView(), path.toStdString());  // the picture shown, overlays included
-  } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()), false);
+  // Graphviz renders in a layout process, within the request time limit (an SVG past it is drawn
+  // from the layered layout); the window keeps painting meanwhile.
+  struct Written {
+    std::string note, error;
+  };
+  const double limit = workerLimits_.requestSeconds;
+  QFutureWatcher<Written> watcher;
+  QEventLoop wait;
+  connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run(&loadPool_, [view = shownView(), file = path.toStdString(), limit]() -> Written {
+    try {
+      return {exportViewWithin(view, file, limit), {}};  // the picture shown, overlays included
+    } catch (const std::exception& e) {
+      return {{}, e.what()};
+    }
+  }));
+  if (!watcher.isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
+  const Written written = watcher.result();
+  if (!written.error.empty()) {
+    showError(QString::fromStdString(written.error), false);
     return false;
   }
-  statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  statusBar()->showMessage(written.note.empty() ? tr("Wrote %1").arg(path)
+                                                : tr("Wrote %1 (%2)").arg(path, QString::fromStdString(written.note)),
+                           5000);
   return true;
 }
 

@@ -9,22 +9,26 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 }  // namespace
 
 std::shared_ptr<ModelSession> openSession(const std::shared_ptr<ModelWorker>& worker, const std::string& path,
-                                          const ViewOptions& options, const TextMeasure& measure) {
+                                          const ViewOptions& options, const TextMeasure& measure,
+                                          LayoutProcess& layouter) {
   auto session = std::make_shared<ModelSession>();
   session->worker = worker;
   session->traced = worker->open(path);
   session->loadSeconds = worker->loadSeconds();
   session->traceSeconds = worker->traceSeconds();
-  applyLayout(*session, layoutSession(session->traced.traced, options, measure));
+  applyLayout(*session, layoutSession(session->traced.traced, options, measure, layouter));
   return session;
 }
 
-SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure) {
+SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure,
+                            LayoutProcess& layouter) {
   const auto start = Clock::now();
   SessionLayout result;
   result.options = options;
   result.view = buildView(traced, options);
-  result.layout = layoutView(result.view, measure);
+  LayoutOutcome outcome = layouter.layout(result.view, measure);
+  result.layout = std::move(outcome.layout);
+  result.note = std::move(outcome.note);
   result.seconds = since(start);
   return result;
 }
@@ -34,6 +38,7 @@ void applyLayout(ModelSession& session, SessionLayout layout) {
   session.view = std::move(layout.view);
   session.layout = std::move(layout.layout);
   session.layoutSeconds = layout.seconds;
+  session.layoutNote = std::move(layout.note);
 }
 
 }  // namespace tdfx::ui

@@ -222,17 +222,6 @@ json failure(const std::string& type, const std::string& message) {
   return {{"ok", false}, {"type", type}, {"error", message}};
 }
 
-// The address space this process has mapped now (/proc/self/statm's first field, in pages).
-uint64_t mappedBytes() {
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  unsigned long long pages = 0;
-  if (statm) {
-    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
-    std::fclose(statm);
-  }
-  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-}
-
 // The socket the answer goes to, for the terminate handler.
 int answerSocket = -1;
 
@@ -257,11 +246,6 @@ int answerSocket = -1;
   std::abort();
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 
 }  // namespace
 
@@ -269,14 +253,7 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
   // stdout is the app's (tdfx-cli --json prints there): whatever the model prints goes to stderr.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   torch::jit::setPrintHandler([](const std::string& text) { std::cerr << text; });
-  if (memoryBytes) {
-    // AddressSanitizer reserves terabytes of shadow and allocator address space at start, so an
-    // absolute RLIMIT_AS would refuse its every later mmap ("ERROR: Failed to mmap", the worker
-    // gone before it opens anything). There the limit counts from what is mapped already.
-    const uint64_t bytes = kAddressSanitizer ? mappedBytes() + memoryBytes : memoryBytes;
-    const rlimit limit{bytes, bytes};
-    ::setrlimit(RLIMIT_AS, &limit);
-  }
+  limitWorkerMemory(memoryBytes);
   answerSocket = fd;
   std::set_terminate(answerTermination);
   WorkerState state;

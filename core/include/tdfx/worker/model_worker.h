@@ -18,19 +18,9 @@
 #include "tdfx/runtime/verify.h"
 #include "tdfx/worker/graph_format.h"
 #include "tdfx/worker/model_diff.h"
+#include "tdfx/worker/worker_process.h"
 
 namespace tdfx {
-
-/// Forks the worker zygote: a copy of this process, taken before any thread exists, that forks
-/// one worker per model on request (fork is only safe in a single-threaded process; LibTorch, Qt
-/// and OpenMP start threads later). Call it first thing in main. Returns false, and starts
-/// nothing, when another thread still runs after a bounded wait (a thread that was just joined,
-/// such as OpenBLAS's pool, which this call stops, is waited for); ModelWorker then fails with an
-/// error naming that thread. Calling it again does nothing.
-bool startWorkerZygote();
-
-/// Why no worker zygote runs, naming the threads that prevented it; "" when one runs.
-std::string workerZygoteProblem();
 
 /// Time and memory limits of a worker. Zero memory: half of physical memory.
 struct WorkerLimits {
@@ -39,12 +29,6 @@ struct WorkerLimits {
   uint64_t memoryBytes = 0;     ///< RLIMIT_AS of the worker
   /// The limit in effect: memoryBytes, or half of physical memory.
   uint64_t effectiveMemoryBytes() const;
-};
-
-/// A request failed because the worker was cancelled (ModelWorker::cancel).
-class WorkerCancelled : public Error {
- public:
-  using Error::Error;
 };
 
 /// One parameter's or buffer's statistics, for the inspector.
@@ -93,13 +77,13 @@ class ModelWorker {
   std::vector<ParameterValues> parameterValues();
   /// Kills the worker now (any thread). The request in progress, and any request made until
   /// resetCancel(), throws WorkerCancelled, even one that was about to start a worker.
-  void cancel();
+  void cancel() { process_.cancel(); }
   /// Makes requests possible again after cancel(). Call it where the next request is decided (the
   /// GUI thread, before queueing a job), so that a cancel meant for a job starting now is not lost.
-  void resetCancel() { cancelled_ = false; }
+  void resetCancel() { process_.resetCancel(); }
   /// Whether a worker process is running.
-  bool alive() const { return pid_ > 0; }
-  pid_t pid() const { return pid_; }
+  bool alive() const { return process_.alive(); }
+  pid_t pid() const { return process_.pid(); }
   const std::string& modelPath() const { return path_; }
   /// Seconds the worker took to load and to trace the model in the last open().
   double loadSeconds() const { return loadSeconds_; }
@@ -113,17 +97,13 @@ class ModelWorker {
 
  private:
   std::vector<uint8_t> request(const std::vector<uint8_t>& message, double seconds, const std::string& what);
-  void spawn();
   void stop();
 
   WorkerLimits limits_;
   std::string path_;
   double loadSeconds_ = 0, traceSeconds_ = 0;
-  std::mutex requestMutex_;        // one request at a time
-  std::mutex processMutex_;        // guards pid_ and fd_ against cancel()
-  std::atomic<pid_t> pid_{-1};
-  int fd_ = -1;
-  std::atomic<bool> cancelled_{false};
+  std::mutex requestMutex_;  // one request at a time
+  WorkerProcess process_;
 };
 
 /// The worker's side (runs in the forked worker process): serves requests on `fd` until it closes.

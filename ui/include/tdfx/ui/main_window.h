@@ -164,6 +164,7 @@ class MainWindow : public QMainWindow {
   void followInspectorLink(const QUrl& url);
   /// Puts the Python code's cursor on `line` (1-based) and shows the Code tab.
   void showCodeLine(int line);
+  QString layoutNote() const;  // "; why the fallback layout is shown", or ""
   void relayoutCurrent();
   void showSession();
   void applyOverlays();
@@ -246,6 +247,8 @@ class MainWindow : public QMainWindow {
   QThreadPool loadPool_;
   // The worker of the load in progress (cancelLoad kills it); the open model's is in session_.
   std::shared_ptr<ModelWorker> loadingWorker_;
+  // The layout processes of the load and of the relayout in progress: cancel() stops Graphviz.
+  std::shared_ptr<LayoutProcess> loadingLayout_, relayout_;
   WorkerLimits workerLimits_;
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown

@@ -5,6 +5,7 @@
 
 #include "tdfx/codegen/python_code.h"
 #include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/layout/layout_process.h"
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/worker/model_worker.h"
 
@@ -19,16 +20,18 @@ struct ModelSession {
   ViewGraph view;
   LayoutResult layout;
   double loadSeconds = 0, traceSeconds = 0, layoutSeconds = 0;
+  std::string layoutNote;  ///< why the layered fallback layout is shown; "" for dot's
 
   const Graph& graph() const { return *traced.traced.graph; }
   const PythonCode& code() const { return traced.code; }
 };
 
-/// Opens `path` in `worker` (load and trace there), then lays the graph out here (safe to run on a
-/// worker thread; `worker->cancel()` from another thread ends it with tdfx::WorkerCancelled).
-/// Throws tdfx::Error.
+/// Opens `path` in `worker` (load and trace there), then lays the graph out in `layouter`'s
+/// process (safe to run on a worker thread; `worker->cancel()` or `layouter->cancel()` from
+/// another thread ends it with tdfx::WorkerCancelled). Throws tdfx::Error.
 std::shared_ptr<ModelSession> openSession(const std::shared_ptr<ModelWorker>& worker, const std::string& path,
-                                          const ViewOptions& options, const TextMeasure& measure);
+                                          const ViewOptions& options, const TextMeasure& measure,
+                                          LayoutProcess& layouter);
 
 /// A picture of a traced graph: the view for some options and its layout.
 struct SessionLayout {
@@ -36,11 +39,14 @@ struct SessionLayout {
   ViewGraph view;
   LayoutResult layout;
   double seconds = 0;
+  std::string note;  ///< why the layered fallback layout is shown; "" for dot's
 };
 
-/// Builds and lays out the view of `traced` for `options`. Only reads the graph, so it may run on
-/// a worker thread while the GUI shows the previous layout. Throws tdfx::Error.
-SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure);
+/// Builds the view of `traced` for `options` and lays it out in `layouter`'s process (dot within
+/// its budget, else the layered layout). Only reads the graph, so it may run on a worker thread
+/// while the GUI shows the previous layout. Throws tdfx::Error (WorkerCancelled after cancel).
+SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure,
+                            LayoutProcess& layouter);
 
 /// Stores `layout` as the session's current picture.
 void applyLayout(ModelSession& session, SessionLayout layout);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
@@ -120,6 +121,28 @@ TEST_F(HostileInput, ZipBombsAreRefusedFromTheDirectoryBeforeAnythingIsRead) {
   msg = loadError(data);
   EXPECT_NE(msg.find("data/0 inflates"), std::string::npos) << msg;
   EXPECT_NE(msg.find("to 200 MiB (a zip bomb?)"), std::string::npos) << msg;
+}
+
+// Tensors that lie about where they are in their storage (tests/model/make_bad_storage.py): before
+// issue 22 the first read 400 KB before its buffer and verify passed, the others crashed the worker.
+TEST_F(HostileInput, TensorsOutsideTheirStorageAreRefusedWithOverflowSafeArithmetic) {
+  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_bad_storage.py " + fixture("plain.pt") +
+                          " " + dir_.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::map<std::string, std::string> expected = {
+      {"negative_offset", "has a negative storage offset (-100000): the archive is damaged"},
+      {"wrapping_stride", "of shape [3, 2], strides [4611687117939015680, 1] and storage offset 0 reaches past any "
+                          "storage (its furthest element overflows a 64-bit index): the archive is damaged"},
+      {"wrapping_extent", "strides [4611687117939015680, 1] and storage offset 4611686018427387904 reaches past any "
+                          "storage (its furthest element overflows a 64-bit index): the archive is damaged"},
+  };
+  for (const auto& [name, message] : expected) {
+    const std::string file = path(name + ".pt");
+    const std::string msg = loadError(file);
+    EXPECT_EQ(msg.rfind(file + ": tensor '", 0), 0u) << msg;
+    EXPECT_NE(msg.find(message), std::string::npos) << name << ": " << msg;
+    EXPECT_THROW(loadModelFile(file), ModelFileError) << name;  // in this process too, before any kernel runs
+  }
 }
 
 TEST_F(HostileInput, DamagedDebugInfoNeverCrashes) {

@@ -233,14 +233,30 @@ std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root
 }
 
 // LibTorch 1.13 does not check that a loaded tensor's shape and strides fit its storage; a damaged
-// data.pkl then makes the first kernel read out of bounds. Checked here for every tensor attribute
-// and every tensor constant in the code.
+// data.pkl then makes the first kernel read or write out of bounds. Checked here for every tensor
+// in the module's attributes (also inside lists, tuples, dicts and objects) and every tensor
+// constant in the code, each against its own storage (views sharing one are each checked). The
+// arithmetic cannot overflow: the pickle chooses every number.
 void checkTensorFits(const at::Tensor& t, const std::string& what, const std::string& path) {
-  if (!t.defined() || !t.has_storage() || t.numel() == 0) return;
+  if (!t.defined() || !t.has_storage()) return;
+  const auto damaged = [&](const std::string& why) {
+    throw ModelFileError(path + ": tensor " + what + " " + why + ": the archive is damaged");
+  };
+  const auto geometry = [&] { return "of shape " + c10::str(t.sizes()) + ", strides " + c10::str(t.strides()) +
+                                     " and storage offset " + std::to_string(t.storage_offset()); };
+  if (t.storage_offset() < 0) damaged("has a negative storage offset (" + std::to_string(t.storage_offset()) + ")");
+  bool empty = false;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) < 0) damaged(geometry() + " has a negative size");
+    if (t.stride(d) < 0) damaged("has a negative stride");
+    empty = empty || t.size(d) == 0;
+  }
+  if (empty) return;  // no element is ever read (numel() itself may have overflowed to 0: not used)
   int64_t lastElement = t.storage_offset();
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.stride(d) < 0) throw ModelFileError(path + ": tensor " + what + " has a negative stride: the archive is damaged");
-    lastElement += (t.size(d) - 1) * t.stride(d);
+    int64_t span = 0;
+    if (__builtin_mul_overflow(t.size(d) - 1, t.stride(d), &span) || __builtin_add_overflow(lastElement, span, &lastElement))
+      damaged(geometry() + " reaches past any storage (its furthest element overflows a 64-bit index)");
   }
   // The storage's size comes from the pickle; its buffer is the zip record, allocated by the
   // huge-page allocator (large records) or LibTorch's own (posix_memalign). A record shorter than
@@ -252,23 +268,40 @@ void checkTensorFits(const at::Tensor& t, const std::string& what, const std::st
     return huge ? *huge : ::malloc_usable_size(const_cast<void*>(buffer));
   };
   if (claimed > 0 && (buffer == nullptr || recordBytes() < claimed))
-    throw ModelFileError(path + ": tensor " + what + " claims " + std::to_string(claimed) +
-                         " bytes of storage but its record in the archive is shorter: the archive is damaged");
-  const int64_t available = static_cast<int64_t>(claimed / t.element_size());
+    damaged("claims " + std::to_string(claimed) + " bytes of storage but its record in the archive is shorter");
+  const int64_t available = static_cast<int64_t>(claimed / static_cast<size_t>(t.element_size()));
   if (lastElement >= available)
-    throw ModelFileError(path + ": tensor " + what + " of shape " + c10::str(t.sizes()) + " needs " +
-                         std::to_string(lastElement + 1) + " elements but its storage holds " + std::to_string(available) +
-                         ": the archive is damaged");
+    damaged(geometry() + " needs " + std::to_string(static_cast<uint64_t>(lastElement) + 1) +
+            " elements but its storage holds " + std::to_string(available));
+}
+
+// Every tensor in a value: itself, or inside lists, tuples, dicts and (non-module) objects, to a
+// bounded depth (a hostile pickle may nest deeply; past the bound the value is refused).
+void checkTensorsIn(const c10::IValue& v, const std::string& what, const std::string& path, int depth = 0) {
+  if (depth > 64) throw ModelFileError(path + ": attribute " + what + " nests containers deeper than 64 levels");
+  if (v.isTensor()) {
+    checkTensorFits(v.toTensor(), what, path);
+  } else if (v.isList()) {
+    for (const c10::IValue& item : v.toListRef()) checkTensorsIn(item, what, path, depth + 1);
+  } else if (v.isTuple()) {
+    for (const c10::IValue& item : v.toTupleRef().elements()) checkTensorsIn(item, what, path, depth + 1);
+  } else if (v.isGenericDict()) {
+    for (const auto& entry : v.toGenericDict()) {
+      checkTensorsIn(entry.key(), what, path, depth + 1);
+      checkTensorsIn(entry.value(), what, path, depth + 1);
+    }
+  } else if (v.isObject() && !v.toObjectRef().type()->is_module()) {
+    for (const c10::IValue& slot : v.toObjectRef().slots()) checkTensorsIn(slot, what, path, depth + 1);
+  }
 }
 
 void checkTensorStorage(const torch::jit::Module& root, const std::string& path) {
-  for (const auto& attr : root.named_attributes(/*recurse=*/true))
-    if (attr.value.isTensor()) checkTensorFits(attr.value.toTensor(), "'" + attr.name + "'", path);
+  for (const auto& attr : root.named_attributes(/*recurse=*/true)) checkTensorsIn(attr.value, "'" + attr.name + "'", path);
   forEachFunction(root, [&](const std::string&, torch::jit::Block* block) {
     size_t ordinal = 0;
     forEachNode(block, ordinal, [&](size_t, torch::jit::Node* node) {
-      if (node->kind() != c10::prim::Constant || node->output()->type()->kind() != c10::TypeKind::TensorType) return;
-      if (auto v = torch::jit::toIValue(node->output()); v && v->isTensor()) checkTensorFits(v->toTensor(), "constant", path);
+      if (node->kind() != c10::prim::Constant) return;
+      if (auto v = torch::jit::toIValue(node->output())) checkTensorsIn(*v, "constant", path);
     });
   });
 }

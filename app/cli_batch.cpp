@@ -10,6 +10,7 @@
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/runtime/verify.h"
+#include "tdfx/util/display_text.h"
 
 namespace fs = std::filesystem;
 
@@ -81,7 +82,8 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
       ++failed;
       tdfx::writeFileAtomically(base + ".error.txt", std::string(e.what()) + "\n");
       const std::string what = firstLine(e.what());  // most errors name the file already
-      std::cerr << "tdfx-cli: " << (what.rfind(paths[i], 0) == 0 ? "" : paths[i] + ": ") << what << "\n";
+      std::cerr << "tdfx-cli: "
+                << tdfx::escapeControls(tdfx::capText((what.rfind(paths[i], 0) == 0 ? "" : paths[i] + ": ") + what)) << "\n";
     }
   }
   std::cout << "traced " << paths.size() - failed << " of " << paths.size() << " models into " << o.outDir << "\n";

@@ -1,4 +1,6 @@
 // tdfx-cli: headless tracing and verification of TensorDict model files.
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include "tdfx/model/model_file.h"
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/runtime/verify.h"
+#include "tdfx/util/display_text.h"
 #include "tdfx/version.h"
 #include "tdfx/worker/graph_format.h"
 #include "tdfx/worker/model_diff.h"
@@ -48,7 +51,7 @@ struct WorkerFlags {
 tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) {
   tdfx::TracedModel model = worker.open(path);
   if (model.model.exportedWith == "torch.jit.trace")
-    std::cerr << "tdfx-cli: note: " << path
+    std::cerr << "tdfx-cli: note: " << tdfx::escapeControls(path)
               << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
                  "Python calls, so the graph's call forms are approximate\n";
   return model;
@@ -74,8 +77,12 @@ int runTrace(const TraceOptions& o, const WorkerFlags& w) {
   const bool both = !o.graph && !o.code;
   if (o.shapes) recordShapes(worker, model, o.inputs, o.seed);
   const tdfx::Graph& graph = *model.traced.graph;
-  if (o.graph || both) std::cout << (o.shapes ? tdfx::printGraphWithShapes(graph) : tdfx::printGraph(graph)) << "\n";
-  if (o.code || both) std::cout << model.code.text;
+  // FX's text, byte for byte, into a file or pipe; control characters escaped on a terminal.
+  const auto out = [tty = ::isatty(STDOUT_FILENO) == 1](const std::string& text) {
+    std::cout << (tty ? tdfx::escapeControls(text) : text);
+  };
+  if (o.graph || both) out((o.shapes ? tdfx::printGraphWithShapes(graph) : tdfx::printGraph(graph)) + "\n");
+  if (o.code || both) out(model.code.text);
   return 0;
 }
 
@@ -96,7 +103,7 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
   if (f.noRandomSeed) options.randomSeed = std::nullopt;
   else options.randomSeed = f.seed;
   const tdfx::VerifyReport report = worker.verify(parseInputs(f.inputs), f.seed, options).report;
-  std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::formatReport(report));
+  std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::escapeControls(tdfx::formatReport(report)));
   return report.passed() ? 0 : 3;
 }
 
@@ -166,7 +173,7 @@ int runDiff(const DiffFlags& f, const WorkerFlags& w) {
   tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
   const tdfx::TracedModel a = openModel(workerA, f.a), b = openModel(workerB, f.b);
   const tdfx::ModelDiff diff = tdfx::diffModels(a, b, workerA.parameterValues(), workerB.parameterValues());
-  std::cout << tdfx::formatModelDiff(diff, f.a, f.b);
+  std::cout << tdfx::escapeControls(tdfx::formatModelDiff(diff, f.a, f.b));
   return f.exitCode && !diff.identical() ? 3 : 0;
 }
 
@@ -264,10 +271,11 @@ int runCli(int argc, char** argv) {
     if (app.got_subcommand(exportCmd)) return runExport(x, w);
     if (app.got_subcommand(diffCmd)) return runDiff(d, w);
   } catch (const tdfx::Error& e) {
-    std::cerr << "tdfx-cli: error: " << e.what() << "\n";
+    // A model's message may be megabytes and hold terminal escapes: capped, and shown as text.
+    std::cerr << "tdfx-cli: error: " << tdfx::escapeControls(tdfx::capText(e.what())) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "tdfx-cli: unexpected error: " << e.what() << "\n";
+    std::cerr << "tdfx-cli: unexpected error: " << tdfx::escapeControls(tdfx::capText(e.what())) << "\n";
     return 2;
   }
   return 0;

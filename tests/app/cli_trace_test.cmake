@@ -194,3 +194,27 @@ if(NOT rc EQUAL 1 OR NOT err MATCHES "render did not finish within 5 s \\(the ti
    OR NOT png STREQUAL "mine")
   message(FATAL_ERROR "export dense_layout.pt to PNG within 5 s: exit ${rc}, file '${png}'\nstderr:\n${err}")
 endif()
+
+# Text from a model reaches the terminal shown, not obeyed (issue 22, findings 2 and 4): what it
+# prints, and an error naming markup and escapes, have their control characters escaped; a 30 MB
+# error is cut to its first 4 KB with the byte count of the rest.
+string(ASCII 27 esc)
+execute_process(COMMAND ${CLI} verify ${FIXTURES}/chatty.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "hello from the model \\\\x1b\\[31mred\\\\x1b\\[2J" OR err MATCHES "${esc}")
+  message(FATAL_ERROR "verify chatty.pt: the model's escapes must be shown escaped: exit ${rc}\nstderr:\n${err}")
+endif()
+execute_process(COMMAND /usr/bin/python3 ${SCRIPTS}/make_hostile_text.py ${FIXTURES}/seed_sequential.pt ${WORK}/text RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "make_hostile_text.py failed: ${rc}")
+endif()
+execute_process(COMMAND ${CLI} trace ${WORK}/text/markup_error.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 1 OR err MATCHES "${esc}"
+   OR NOT err MATCHES "path \"<h1 style=color:red>owned</h1><a href=https://example.com>click</a>\\\\x1b\\[31mred\\\\x1b\\[0m\\\\x1b\\[2J\"")
+  message(FATAL_ERROR "trace markup_error.pt: exit ${rc}\nstderr:\n${err}")
+endif()
+execute_process(COMMAND ${CLI} trace ${WORK}/text/long_error.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(LENGTH "${err}" length)
+if(NOT rc EQUAL 1 OR length GREATER 4200 OR NOT err MATCHES "… \\[3145[0-9]+ more bytes\\]\n$")
+  message(FATAL_ERROR "trace long_error.pt: exit ${rc}, ${length} bytes on stderr, ending: ${err}")
+endif()
+file(REMOVE_RECURSE ${WORK}/text)

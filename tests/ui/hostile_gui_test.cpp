@@ -2,10 +2,15 @@
 // laid out in the layout process, so the window keeps responding, falls back to the layered
 // layout and says so, and Cancel really stops it.
 #include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QTemporaryDir>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
@@ -65,6 +70,50 @@ TEST(HostileGui, CancelStopsTheLayoutAndTheNextModelOpens) {
   EXPECT_FALSE(w.isLoading());
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt"))) << w.lastError().toStdString();
   EXPECT_NE(w.statusText().toStdString().find("nodes"), std::string::npos);
+}
+
+// tests/model/make_hostile_text.py's archives in a fresh folder.
+QString hostileText(const QTemporaryDir& dir, const char* name) {
+  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_hostile_text.py " +
+                          fixture("seed_sequential.pt") + " " + dir.path().toStdString();
+  if (!QFile::exists(dir.filePath(QStringLiteral("long_error.pt"))) && std::system(cmd.c_str()) != 0) return {};
+  return dir.filePath(QString::fromLatin1(name));
+}
+
+TEST(HostileGui, MarkupInAModelsErrorIsShownAsText) {
+  QTemporaryDir dir;
+  const QString file = hostileText(dir, "markup_error.pt");
+  ASSERT_FALSE(file.isEmpty());
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  EXPECT_FALSE(openAndWait(w, file.toStdString()));
+  const auto* status = w.findChild<QLabel*>(QStringLiteral("status"));
+  ASSERT_NE(status, nullptr);
+  EXPECT_EQ(status->textFormat(), Qt::PlainText);
+  EXPECT_TRUE(w.statusText().contains(QStringLiteral("<h1 style=color:red>owned</h1><a href=https://example.com>")))
+      << w.statusText().toStdString();
+  // Its tooltip is rich text only to show the same characters: the markup is escaped.
+  EXPECT_TRUE(status->toolTip().contains(QStringLiteral("&lt;h1 style=color:red&gt;owned&lt;/h1&gt;")))
+      << status->toolTip().toStdString();
+}
+
+TEST(HostileGui, AThirtyMegabyteErrorIsCappedAndTheWindowResponds) {
+  QTemporaryDir dir;
+  const QString file = hostileText(dir, "long_error.pt");
+  ASSERT_FALSE(file.isEmpty());
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  QSignalSpy failed(&w, &MainWindow::loadFailed);
+  w.openFile(file);
+  const qint64 stall = longestStall([&] { return failed.isEmpty(); }, 120000);
+  ASSERT_EQ(failed.size(), 1);
+  EXPECT_LT(stall, 100) << "the GUI thread stalled while the error was shown";
+  EXPECT_GT(w.lastError().size(), 15 << 20);  // the whole message is kept (Details, lazily)
+  EXPECT_LE(w.statusText().size(), 300);
+  const auto* status = w.findChild<QLabel*>(QStringLiteral("status"));
+  ASSERT_NE(status, nullptr);
+  EXPECT_LT(status->toolTip().size(), 20000);
+  EXPECT_TRUE(status->toolTip().contains(QStringLiteral("more bytes]"))) << status->toolTip().left(200).toStdString();
 }
 
 }  // namespace

@@ -1,5 +1,16 @@
 #include "error_text.h"
 
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include "tdfx/layout/graphviz_layout.h"
+#include "tdfx/util/display_text.h"
+
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -19,6 +30,46 @@ ErrorText splitError(const QString& message) {
   if (const qsizetype colon = context.indexOf(QStringLiteral(": ")); colon > 0) context.truncate(colon);
   if (raised.isEmpty()) return {context, trimmed};
   return {context + QStringLiteral(": ") + raised.trimmed(), trimmed};
+}
+
+QString capMessage(const QString& text) {
+  if (static_cast<size_t>(text.size()) <= kShownMessageBytes / 3) return text;  // at most 3 UTF-8 bytes a unit
+  return QString::fromStdString(capText(text.toStdString()));
+}
+
+QString plainToolTip(const QString& text) {
+  if (text.isEmpty()) return text;
+  return Qt::convertFromPlainText(capMessage(text), Qt::WhiteSpaceNormal);
+}
+
+void showWholeMessage(QWidget* parent, const QString& message) {
+  QDialog dialog(parent);
+  dialog.setWindowTitle(QObject::tr("The whole message (%1 bytes)").arg(message.toUtf8().size()));
+  auto* text = new QPlainTextEdit(&dialog);
+  text->setReadOnly(true);
+  text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  text->setWordWrapMode(QTextOption::WrapAnywhere);
+  // The first MiB: a viewer of a 30 MB line would itself stall the window.
+  text->setPlainText(QString::fromStdString(capText(message.toStdString(), size_t{1} << 20)));
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Close, &dialog);
+  QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, [&dialog, &message] {
+    const QString path = QFileDialog::getSaveFileName(&dialog, QObject::tr("Save the message"), QString(),
+                                                      QObject::tr("Text (*.txt)"));
+    if (path.isEmpty()) return;
+    try {
+      writeFileAtomically(path.toStdString(), message.toStdString());
+    } catch (const std::exception& e) {
+      QMessageBox box(QMessageBox::Warning, QObject::tr("tdfx"), QString::fromStdString(e.what()), QMessageBox::Ok, &dialog);
+      box.setTextFormat(Qt::PlainText);
+      box.exec();
+    }
+  });
+  auto* layout = new QVBoxLayout(&dialog);
+  layout->addWidget(text);
+  layout->addWidget(buttons);
+  dialog.resize(900, 600);
+  dialog.exec();
 }
 
 }  // namespace tdfx::ui

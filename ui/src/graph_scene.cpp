@@ -1,5 +1,7 @@
 #include "tdfx/ui/graph_scene.h"
 
+#include "error_text.h"
+
 #include <QGraphicsItem>
 #include <algorithm>
 #include <QGraphicsSceneContextMenuEvent>
@@ -170,7 +172,7 @@ class NodeItem : public QGraphicsItem {
       tip += QObject::tr("\nchecked by %1 (View > Show input checks draws them)").arg(names.join(QStringLiteral(", ")));
       badge_ = node.checkAsserts > 0 ? QStringLiteral("\u2713%1").arg(node.checkAsserts) : QStringLiteral("\u2713");
     }
-    setToolTip(tip);
+    setToolTip(plainToolTip(tip));
     setData(0, id_);
   }
   QRectF boundingRect() const override { return rect_.adjusted(-5, -10, 8, 5); }  // room for the halo and badge

@@ -1,5 +1,7 @@
 #include "tdfx/ui/keys_panel.h"
 
+#include "error_text.h"
+
 #include <algorithm>
 #include <set>
 
@@ -37,7 +39,7 @@ void addKey(QTreeWidgetItem* group, const NestedKey& key) {
     parent = child;
   }
   parent->setData(0, kKeyRole, sofar);
-  parent->setToolTip(0, QString::fromStdString(keyRepr(key)));
+  parent->setToolTip(0, plainToolTip(QString::fromStdString(keyRepr(key))));
 }
 
 }  // namespace

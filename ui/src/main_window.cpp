@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QStatusBar>
@@ -102,6 +103,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   // Status bar: counts and timings, and while loading a busy indicator with Cancel.
   statusBar()->addWidget(status_, 1);
   status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // a long message never widens the window
+  status_->setTextFormat(Qt::PlainText);  // model-derived text (errors, names) is never markup
+  status_->setObjectName(QStringLiteral("status"));
   progress_->setRange(0, 0);
   progress_->setMaximumWidth(160);
   progress_->setTextVisible(false);
@@ -343,14 +346,20 @@ void MainWindow::showModelSummary() {
 
 void MainWindow::showError(const QString& message, bool failedLoad) {
   lastError_ = message;
-  // The status bar keeps one line: the cause, with the whole message in its tooltip and the dialog.
-  const ErrorText error = splitError(message);
-  status_->setText(error.cause);
-  status_->setToolTip(message);
+  // A model's message may be megabytes (a 15 MB module path): the window shows its first 4 KB,
+  // the rest only when asked for. The status bar keeps one line: the cause, with the shown message
+  // in its tooltip and the dialog. All of it is plain text, whatever markup it holds.
+  const QString shown = capMessage(message);
+  const ErrorText error = splitError(shown);
+  status_->setText(error.cause.left(300));
+  status_->setToolTip(plainToolTip(shown));
   if (interactive_) {
     QMessageBox box(QMessageBox::Critical, tr("tdfx"), error.cause, QMessageBox::Ok, this);
+    box.setTextFormat(Qt::PlainText);
     box.setDetailedText(error.detail);
+    QPushButton* whole = shown.size() == message.size() ? nullptr : box.addButton(tr("Whole message..."), QMessageBox::ActionRole);
     box.exec();
+    if (whole && box.clickedButton() == whole) showWholeMessage(this, message);
   }
   if (failedLoad) Q_EMIT loadFailed(message);
 }

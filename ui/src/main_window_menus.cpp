@@ -22,6 +22,7 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+#include "error_text.h"
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/layout_process.h"
 #include "tdfx/ui/graph_scene.h"
@@ -217,7 +218,7 @@ void MainWindow::updateRecentMenu() {
     const QString path = recent_[i];
     QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName()), this,
                                         [this, path] { openFile(path); });
-    a->setToolTip(path);
+    a->setToolTip(plainToolTip(path));
     a->setStatusTip(path);
   }
   recentMenu_->setEnabled(!recent_.isEmpty());

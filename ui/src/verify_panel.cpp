@@ -332,7 +332,7 @@ void VerifyPanel::onFinished() {
     showReport(*result.report);
   } else {
     results_->setRowCount(0);
-    const ErrorText error = splitError(result.error);
+    const ErrorText error = splitError(capMessage(result.error));  // a model's message: the first 4 KB
     setSummary(error.cause, Outcome::Error, error.detail);
   }
   Q_EMIT finished(result);
@@ -386,7 +386,7 @@ void VerifyPanel::setSummary(const QString& text, Outcome outcome, const QString
     if (colon > 0) html = coloured(outcome == Outcome::Passed ? green : red, html.left(colon)) + html.mid(colon);
   }
   summary_->setText(html);
-  summary_->setToolTip(text);
+  summary_->setToolTip(plainToolTip(text));
   detail_->setPlainText(detail);
   detailButton_->setVisible(!detail.isEmpty());
   detailButton_->setChecked(false);

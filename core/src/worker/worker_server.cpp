@@ -23,6 +23,7 @@
 
 #include "graph_json.h"
 #include "tdfx/error.h"
+#include "tdfx/util/display_text.h"
 #include "tdfx/util/dtype.h"
 #include "tdfx/worker/model_worker.h"
 #include "worker_protocol.h"
@@ -252,7 +253,8 @@ int answerSocket = -1;
 void serveModelWorker(int fd, uint64_t memoryBytes) {
   // stdout is the app's (tdfx-cli --json prints there): whatever the model prints goes to stderr.
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  torch::jit::setPrintHandler([](const std::string& text) { std::cerr << text; });
+  // What the model prints reaches the user's terminal: its escape sequences are shown, not obeyed.
+  torch::jit::setPrintHandler([](const std::string& text) { std::cerr << escapeControls(text); });
   limitWorkerMemory(memoryBytes);
   answerSocket = fd;
   std::set_terminate(answerTermination);

@@ -218,3 +218,22 @@ if(NOT rc EQUAL 1 OR length GREATER 4200 OR NOT err MATCHES "… \\[3145[0-9]+ m
   message(FATAL_ERROR "trace long_error.pt: exit ${rc}, ${length} bytes on stderr, ending: ${err}")
 endif()
 file(REMOVE_RECURSE ${WORK}/text)
+
+# A model whose code reads a file of the user's (issue 22, finding 5): once the model file is read
+# the worker opens no file, so verify and a run fail with the sandbox named, and no byte of the
+# file reaches any output.
+file(WRITE ${WORK}/secret.txt "TOPSECRET-0123456789")
+execute_process(COMMAND /usr/bin/python3 ${SCRIPTS}/make_file_reader.py ${WORK}/secret.txt ${WORK}/reader.pt RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "make_file_reader.py failed: ${rc}")
+endif()
+execute_process(COMMAND ${CLI} verify ${WORK}/reader.pt --input x=16 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "unable to open file <.*secret.txt> in read-only mode: Operation not permitted"
+   OR NOT err MATCHES "the model worker's sandbox refuses this" OR "${out}${err}" MATCHES "TOPSECRET|84, 79, 80")
+  message(FATAL_ERROR "verify reader.pt: exit ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+execute_process(COMMAND ${CLI} export ${WORK}/reader.pt --shapes --input x=16 -o ${WORK}/reader.json
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 1 OR EXISTS ${WORK}/reader.json OR "${out}${err}" MATCHES "TOPSECRET|84, 79, 80")
+  message(FATAL_ERROR "export --shapes reader.pt: exit ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+endif()

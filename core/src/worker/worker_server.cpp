@@ -19,6 +19,8 @@
 #include <optional>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/jit/runtime/print_handler.h>
 
 #include "graph_json.h"
@@ -82,6 +84,36 @@ void applySandbox() {
   const auto self = static_cast<scmp_datum_t>(::getpid());
   rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, self));
   rc |= seccomp_rule_add(ctx, deny, SCMP_SYS(tgkill), 1, SCMP_A0(SCMP_CMP_NE, self));
+  if (rc == 0) rc = seccomp_load(ctx);
+  seccomp_release(ctx);
+  if (rc != 0) throw Error("cannot set up the worker's sandbox (seccomp rules refused)");
+}
+
+// LibTorch starts lazily, and its start reads files: cpuinfo (/proc/cpuinfo, /sys/devices/system/
+// cpu), the CPU count for the OpenMP and OpenBLAS pools, /dev/urandom for a seed. Done here, once,
+// so that nothing LibTorch needs later has to open a file.
+void startLibTorchNow() {
+  at::init_num_threads();
+  const at::Tensor a = at::ones({64, 64});
+  (void)at::matmul(a, a).sum().item<float>();
+  (void)at::conv2d(at::ones({1, 3, 8, 8}), at::ones({4, 3, 3, 3})).sum().item<float>();
+  at::parallel_for(0, 1 << 16, 1, [](int64_t, int64_t) {});
+  (void)at::detail::getDefaultCPUGenerator();  // seeded from /dev/urandom when first used
+}
+
+// The second stage of the sandbox, once the model file is read and LibTorch has started: no file
+// can be opened at all any more, for reading either (a model's torch.from_file, or its code
+// reading the user's files, gets EPERM). /proc/self too: startLibTorchNow read what LibTorch needs.
+// Seccomp rather than Landlock, so it holds on every kernel seccomp runs on.
+void refuseFileOpens() {
+  startLibTorchNow();
+  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  if (!ctx) throw Error("cannot set up the worker's sandbox (seccomp_init failed)");
+  int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);  // the OpenMP and OpenBLAS threads too
+  for (const int call : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(openat2), SCMP_SYS(creat), SCMP_SYS(open_by_handle_at),
+                         SCMP_SYS(name_to_handle_at), SCMP_SYS(open_tree), SCMP_SYS(fsopen), SCMP_SYS(fspick),
+                         SCMP_SYS(uselib), SCMP_SYS(memfd_create)})
+    if (call >= 0) rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), call, 0);
   if (rc == 0) rc = seccomp_load(ctx);
   seccomp_release(ctx);
   if (rc != 0) throw Error("cannot set up the worker's sandbox (seccomp rules refused)");
@@ -159,6 +191,7 @@ struct WorkerState {
     applySandbox();  // before LibTorch reads a byte of the file
     auto start = std::chrono::steady_clock::now();
     model = loadModelFile(req.at("path").get<std::string>());
+    refuseFileOpens();  // the file is read: from here on, the model's code opens nothing
     const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
@@ -219,7 +252,10 @@ struct WorkerState {
   }
 };
 
-json failure(const std::string& type, const std::string& message) {
+json failure(const std::string& type, std::string message) {
+  if (message.find("Operation not permitted") != std::string::npos)
+    message += " (the model worker's sandbox refuses this: once the model file is read, its code cannot open, "
+               "create or change files, use the network or start programs)";
   return {{"ok", false}, {"type", type}, {"error", message}};
 }
 

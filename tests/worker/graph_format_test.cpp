@@ -9,6 +9,7 @@
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/verify.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -88,6 +89,32 @@ TEST(GraphFormat, NonFiniteFloatsAndRichArgumentsSurvive) {
   m.traced.graph = std::shared_ptr<Graph>(&g, [](Graph*) {});
   const TracedModel back = tracedModelFromJson(tracedModelToJson(m));
   EXPECT_EQ(printGraph(*back.traced.graph), printGraph(g));
+}
+
+// Issue 22, finding 6: a file name or string constant that is not UTF-8 made the JSON writer throw
+// ("invalid UTF-8 byte", exit 2). Each such byte is written as U+FFFD; the document stays valid.
+TEST(GraphFormat, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  Graph g;
+  Node* x = g.createNode(OpKind::Placeholder, "x");
+  Node* y = g.createNode(OpKind::CallFunction, "operator.add", {x, Argument(std::string("caf\xe9 \xff"))});
+  g.createNode(OpKind::Output, "output", {y});
+  TracedModel m;
+  m.traced.graph = std::shared_ptr<Graph>(&g, [](Graph*) {});
+  m.model.path = "/tmp/model-\xff\xfe.pt";
+  std::string text;
+  ASSERT_NO_THROW(text = tracedModelToJson(m));
+  const nlohmann::json doc = nlohmann::json::parse(text);  // valid JSON, valid UTF-8
+  EXPECT_NE(text.find("/tmp/model-\xef\xbf\xbd\xef\xbf\xbd.pt"), std::string::npos);
+  EXPECT_NE(text.find("caf\xef\xbf\xbd \xef\xbf\xbd"), std::string::npos);
+  const TracedModel back = tracedModelFromJson(text);
+  EXPECT_EQ(back.traced.graph->size(), 3u);
+
+  VerifyReport report;
+  KeyComparison key;
+  key.key = NestedKey(std::vector<std::string>{"out", "\xc3"});
+  report.keys.push_back(key);
+  ASSERT_NO_THROW(nlohmann::json::parse(reportToJson(report)));
+  EXPECT_NE(reportToJson(report).find("\"\xef\xbf\xbd\""), std::string::npos);
 }
 
 TEST(GraphFormat, BadDocumentsNameWhereAndWhat) {

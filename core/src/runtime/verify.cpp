@@ -315,7 +315,7 @@ std::string reportToJson(const VerifyReport& r) {
   else
     j["first_divergence"] = nullptr;
   j["random_nodes"] = r.randomNodes;
-  return j.dump(2);
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);  // bytes that are not UTF-8: U+FFFD
 }
 
 }  // namespace tdfx

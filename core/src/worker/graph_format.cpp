@@ -336,7 +336,12 @@ TracedModel tracedModelFromJsonValue(const json& doc) {
   return out;
 }
 
-std::string tracedModelToJson(const TracedModel& model, int indent) { return tracedModelJson(model).dump(indent); }
+// Strings from a model may hold bytes that are not UTF-8 (a file name, a string constant): JSON has
+// no way to carry them, so each such byte becomes U+FFFD and the document stays valid and readable
+// (docs/graph-format.md). The CBOR form keeps the bytes.
+std::string tracedModelToJson(const TracedModel& model, int indent) {
+  return tracedModelJson(model).dump(indent, ' ', false, json::error_handler_t::replace);
+}
 
 TracedModel tracedModelFromJson(const std::string& text) {
   json doc;

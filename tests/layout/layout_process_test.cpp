@@ -1,6 +1,8 @@
 // The layout process (issue 22, finding 1): Graphviz runs where it can be stopped, within a
 // budget, and a graph dot cannot lay out in time gets the layered layout instead.
 #include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <filesystem>
@@ -174,6 +176,46 @@ TEST_F(ExportWithin, PngPastTheLimitFailsAndLeavesTheFileAlone) {
   size_t files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir_)) ++files;
   EXPECT_EQ(files, 1u);  // no temporary file left
+}
+
+// Issue 22, finding 7: an export over a 0600 file left it 0644; new files follow the umask.
+TEST_F(ExportWithin, WrittenFilesKeepTheirModeAndNewOnesFollowTheUmask) {
+  const std::string existing = path("private.txt");
+  std::ofstream(existing) << "old";
+  fs::permissions(existing, fs::perms::owner_read | fs::perms::owner_write);
+  writeFileAtomically(existing, "new");
+  EXPECT_EQ(readFile(existing), "new");
+  EXPECT_EQ(fs::status(existing).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  const mode_t old = ::umask(077);
+  writeFileAtomically(path("new077.txt"), "x");
+  ::umask(022);
+  writeFileAtomically(path("new022.txt"), "x");
+  ::umask(old);
+  EXPECT_EQ(fs::status(path("new077.txt")).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(path("new022.txt")).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+}
+
+// Issue 22, finding 7: SIGTERM during an export left `.tdfx-XXXXXX` files. The file is written
+// unnamed (O_TMPFILE) and named only for the rename, so a signal at any moment leaves none.
+TEST_F(ExportWithin, ASignalMidWriteLeavesNoTemporaryFile) {
+  const std::string bytes(size_t{256} << 20, 'x');  // long enough to be cut off while it is written
+  const std::string target = path("big.svg");
+  for (int delayMs : {1, 5, 20, 60}) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+      writeFileAtomically(target, bytes);
+      ::_exit(0);
+    }
+    ASSERT_GT(child, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+    ::kill(child, SIGTERM);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    for (const auto& entry : fs::directory_iterator(dir_))
+      EXPECT_EQ(entry.path().filename().string().rfind(".tdfx-", 0), std::string::npos)
+          << entry.path() << " left after SIGTERM at " << delayMs << " ms";
+  }
 }
 
 }  // namespace

@@ -339,40 +339,6 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
   return format == ExportFormat::Svg ? raiseFrameTitles(bytes) : bytes;
 }
 
-void writeFileAtomically(const std::string& path, const std::string& bytes) {
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string tmpl = (slash == std::string::npos ? std::string() : path.substr(0, slash + 1)) + ".tdfx-XXXXXX";
-  std::vector<char> name(tmpl.begin(), tmpl.end());
-  name.push_back('\0');
-  const int fd = ::mkstemp(name.data());
-  if (fd < 0) throw Error(path + ": cannot write in " + dir + ": " + std::strerror(errno));
-  const std::string tmp(name.data());
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error(path + ": write failed: " + std::strerror(err));
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": write failed: " + std::strerror(err));
-  }
-  ::chmod(tmp.c_str(), 0644);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot replace the file: " + std::strerror(err));
-  }
-}
-
 void exportView(const ViewGraph& view, const std::string& path) {
   writeFileAtomically(path, renderView(view, exportFormatForPath(path)));
 }

@@ -145,6 +145,48 @@ TEST_F(HostileInput, TensorsOutsideTheirStorageAreRefusedWithOverflowSafeArithme
   }
 }
 
+// Damage LibTorch reports in its own terms (tests/model/make_unclear_archives.py): before issue 22
+// the messages were "stoull", "vector::_M_range_check" and "INTERNAL ASSERT ... please report a
+// bug to PyTorch"; each now says what is wrong with which file.
+TEST_F(HostileInput, DamageLibTorchReportsInItsOwnTermsIsSaidPlainly) {
+  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_unclear_archives.py " + fixture("plain.pt") +
+                          " " + fixture("seed_sequential.pt") + " " + dir_.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string damaged = ": the archive is damaged, or was not written by torch.jit.save";
+  const std::map<std::string, std::string> expected = {
+      {"version_huge", "its `version` record is not a file format version (a number too large for 64 bits)"},
+      {"version_text", "its `version` record is not a file format version (it holds 'abc')"},
+      {"memo_range", "a pickle in it refers to memo entry 200, but defines only 26 entries"},
+      {"persid_key", "a pickle in it is malformed (LibTorch's reader: unknown PERSID key storagX)"},
+      {"module_state", "a pickle in it is malformed (LibTorch's reader: Expected GenericDict but got Tuple)"},
+  };
+  for (const auto& [name, message] : expected) {
+    const std::string file = path(name + ".pt");
+    EXPECT_EQ(loadError(file), file + ": cannot load as TorchScript: " + message + damaged);
+  }
+  // A key --input cannot spell is named as such, not cut at its NUL ("--input inp").
+  ModelWorker worker;
+  worker.open(path("nul_in_key.pt"));
+  try {
+    worker.verify({}, 0, VerifyOptions{});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("give it with --input input.mask=SHAPE[:DTYPE]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("('inp\\x00ut', 'x') cannot be given with --input (a key part holding \".\", \"=\", a NUL"),
+              std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\0'), std::string::npos) << msg;  // no raw NUL, no "--input inp<NUL>ut.x"
+  }
+}
+
+TEST_F(HostileInput, AFileNamePastTheSystemsLimitIsSaidSo) {
+  const std::string name = "/tmp/" + std::string(5000, 'a') + ".pt";
+  const std::string msg = loadError(name);
+  EXPECT_NE(msg.find("the file name is too long (5008 bytes; the system allows 4096 for a path and 255 for each of its parts)"),
+            std::string::npos) << msg.substr(0, 300);
+  EXPECT_LT(msg.size(), 400u);
+}
+
 TEST_F(HostileInput, DamagedDebugInfoNeverCrashes) {
   // Found by tests/fuzz: two changed bytes in a debug_pkl crashed LibTorch inside
   // findSourceRangeThatGenerated while tracing. Every single-byte change must load and trace, or

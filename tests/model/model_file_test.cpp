@@ -53,6 +53,21 @@ TEST(ModelFile, SeedArchiveHasSpecBatchAndExampleInputs) {
   EXPECT_FALSE(at::equal(td.get({"input", "x"}), makeExampleInputs(m, 6).get({"input", "x"})));
 }
 
+// Issue 22, finding 8: a complex128 example input (a documented dtype) failed with
+// "check_random_bounds handles only integral, floating-point and boolean types".
+TEST(ModelFile, ComplexExampleInputsAreDrawnLikeFloatOnes) {
+  ModelFile model = loadModelFile(fixture("seed_module.pt"));
+  model.exampleInputs.clear();
+  model.exampleInputs.push_back({NestedKey{"input", "z"}, {32, 3}, c10::kComplexDouble});
+  model.exampleInputs.push_back({NestedKey("w"), {32}, c10::kComplexFloat});
+  const TensorDict inputs = makeExampleInputs(model, 0);
+  const at::Tensor z = inputs.get({"input", "z"});
+  EXPECT_EQ(z.scalar_type(), c10::kComplexDouble);
+  EXPECT_EQ(z.sizes(), (std::vector<int64_t>{32, 3}));
+  EXPECT_GT(at::imag(z).abs().sum().item<double>(), 0.0);  // both parts drawn
+  EXPECT_EQ(inputs.get(NestedKey("w")).scalar_type(), c10::kComplexFloat);
+}
+
 TEST(ModelFile, PlainArchiveUsesForwardArgumentNames) {
   const ModelFile m = loadModelFile(fixture("plain.pt"));
   EXPECT_FALSE(m.hasTensorDictMetadata);

@@ -125,6 +125,16 @@ TEST(ModelWorker, AnAllocationBombEndsAsAnErrorNamingTheLimit) {
   }
 }
 
+// Issue 22, finding 8: the limit counted the whole address space, LibTorch's 0.8 GiB of libraries
+// included, so `--memory-limit 1` could not allocate even 176 MB. It counts what the work adds.
+TEST(ModelWorker, TheMemoryLimitCountsWhatTheModelAdds) {
+  WorkerLimits limits;
+  limits.memoryBytes = uint64_t{256} << 20;
+  ModelWorker worker(limits);
+  worker.open(fixture("allocates_176mib.pt"));
+  EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+}
+
 TEST(ModelWorker, ACrashInLibTorchIsAnErrorNamingTheSignal) {
   // Found by tests/fuzz: a class body line `__buffers__ = []` cut to `__= []` makes LibTorch 1.13's
   // importer crash with SIGSEGV. Only the worker dies.

@@ -5,6 +5,10 @@
 #include <malloc.h>
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 #include <caffe2/serialize/inline_container.h>
@@ -15,6 +19,8 @@
 #include "archive_directory.h"
 #include "huge_page_allocator.h"
 #include "tdfx/error.h"
+#include "tdfx/util/display_text.h"
+#include "tdfx/util/python_repr.h"
 #include "tdfx/util/dtype.h"
 
 namespace tdfx {
@@ -164,10 +170,43 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
 }
 
 // The error for an archive LibTorch refused, from LibTorch's message.
+// LibTorch's reader reports damage in its own terms ("stoull", "vector::_M_range_check", "INTERNAL
+// ASSERT FAILED ... please report a bug to PyTorch"): said here as what is wrong with the file.
 ModelFileError loadFailure(const std::string& path, const std::string& message) {
+  const std::string firstLine = message.substr(0, message.find('\n'));
+  const auto damaged = [&](const std::string& what) {
+    return ModelFileError(path + ": cannot load as TorchScript: " + what + ": the archive is damaged, or was not written "
+                          "by torch.jit.save");
+  };
   if (message.find("maximum supported version") != std::string::npos)
     return ModelFileError(path + ": saved by a newer PyTorch than this tdfx's LibTorch " + TORCH_VERSION +
-                          " can read (" + message.substr(0, message.find('\n')) + ")");
+                          " can read (" + firstLine + ")");
+  if (message == "stoull" || message == "stoll")
+    return damaged("its `version` record is not a file format version (a number too large for 64 bits)");
+  if (const size_t at = message.find("Couldn't parse the version "); at != std::string::npos) {
+    std::string value = message.substr(at + 27);
+    value = value.substr(0, value.find(" as Long Long"));
+    while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.pop_back();
+    return damaged("its `version` record is not a file format version (it holds " + pythonStringRepr(value.substr(0, 64)) + ")");
+  }
+  if (message.rfind("vector::_M_range_check", 0) == 0) {
+    // "vector::_M_range_check: __n (which is 200) >= this->size() (which is 11)"
+    const auto number = [&](size_t from) {
+      const size_t at = message.find("(which is ", from);
+      return at == std::string::npos ? std::string("?") : message.substr(at + 10, message.find(')', at) - at - 10);
+    };
+    const size_t second = message.find("size()");
+    return damaged("a pickle in it refers to memo entry " + number(0) + ", but defines only " +
+                   number(second == std::string::npos ? message.size() : second) + " entries");
+  }
+  if (const size_t assertAt = message.find("INTERNAL ASSERT FAILED"); assertAt != std::string::npos) {
+    const std::string marker = "please report a bug to PyTorch.";
+    const size_t detail = message.find(marker);
+    std::string why = detail == std::string::npos ? message.substr(0, assertAt) : message.substr(detail + marker.size());
+    why = why.substr(why.find_first_not_of(' ') == std::string::npos ? 0 : why.find_first_not_of(' '));
+    why = why.substr(0, why.find('\n'));
+    return damaged("a pickle in it is malformed (LibTorch's reader: " + (why.empty() ? firstLine : why) + ")");
+  }
   return ModelFileError(path + ": cannot load as TorchScript: " + message);
 }
 
@@ -382,7 +421,15 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
 
 ModelFile loadModelFile(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw ModelFileError(path + ": no such file");
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) throw ModelFileError(path + ": no such file");
+    if (err == ENAMETOOLONG)  // the name itself: shown capped, with the limits it broke
+      throw ModelFileError(capText(path, 200) + ": the file name is too long (" + std::to_string(path.size()) +
+                           " bytes; the system allows " + std::to_string(PATH_MAX) + " for a path and " +
+                           std::to_string(NAME_MAX) + " for each of its parts)");
+    throw ModelFileError(path + ": cannot read the file: " + std::strerror(err));
+  }
   if (S_ISDIR(st.st_mode)) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
   if (st.st_size == 0) throw ModelFileError(path + ": the file is empty, expected a TorchScript archive (.pt)");
   {
@@ -402,7 +449,7 @@ ModelFile loadModelFile(const std::string& path) {
     const std::string what = e.what_without_backtrace();
     throw loadFailure(path, what);
   } catch (const std::exception& e) {
-    throw ModelFileError(path + ": cannot load as TorchScript: " + e.what());
+    throw loadFailure(path, e.what());
   }
   checkTensorStorage(root, path);
   root.eval();
@@ -466,6 +513,10 @@ TensorDict makeExampleInputs(const ModelFile& model, uint64_t seed) {
       t = at::randint(0, 2, spec.shape, gen, at::TensorOptions().dtype(c10::kLong)).to(c10::kBool);
     else if (c10::isFloatingType(spec.dtype))
       t = at::randn(spec.shape, gen, at::TensorOptions().dtype(c10::kFloat)).to(spec.dtype);
+    else if (c10::isComplexType(spec.dtype))  // real and imaginary parts each drawn from N(0, 1/2)
+      t = at::randn(spec.shape, gen, at::TensorOptions().dtype(c10::toRealValueType(spec.dtype) == c10::kDouble
+                                                                   ? c10::kComplexDouble : c10::kComplexFloat))
+              .to(spec.dtype);
     else
       t = at::randint(0, 10, spec.shape, gen, options);
     td.set(spec.key, t);

@@ -175,15 +175,26 @@ TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpe
     if (!found) missing.push_back(key);
   }
   if (!missing.empty()) {
-    std::string flags;
+    std::string flags, unwritable;
     for (const NestedKey& k : missing) {
+      // --input joins a key's parts with "." and ends the key at "=": a part holding one of
+      // those, a NUL or a control character cannot be written there.
       std::string dotted;
-      for (const auto& p : k.parts()) dotted += (dotted.empty() ? "" : ".") + p;
-      flags += " --input " + dotted + "=SHAPE[:DTYPE]";
+      bool writable = true;
+      for (const auto& p : k.parts()) {
+        dotted += (dotted.empty() ? "" : ".") + p;
+        for (const char c : p) writable = writable && c != '.' && c != '=' && static_cast<unsigned char>(c) >= 0x20 && c != 0x7f;
+      }
+      if (writable) flags += " --input " + dotted + "=SHAPE[:DTYPE]";
+      else unwritable += (unwritable.empty() ? "" : ", ") + keyRepr(k);
     }
+    std::string hint = flags.empty() ? "" : "; give it with" + flags + " (e.g. 1x3x224x224:float32)";
+    if (!unwritable.empty())
+      hint += "; " + unwritable + " cannot be given with --input (a key part holding \".\", \"=\", a NUL or a control "
+              "character): add its shape to the file's example_inputs when exporting";
     throw Error(model.path + ": no input shape for " + keysToString(missing) +
                 (model.hasTensorDictMetadata ? " in example_inputs" : " (a plain TorchScript archive has no example inputs)") +
-                "; give it with" + flags + " (e.g. 1x3x224x224:float32)");
+                hint);
   }
   // A plain archive has no batch size: take none, so any shape is accepted.
   try {

@@ -147,15 +147,19 @@ std::string signalName(int sig) {
   return "signal " + std::to_string(sig) + (d ? std::string(" (") + d + ")" : std::string());
 }
 
-// The address space this process has mapped now (/proc/self/statm's first field, in pages).
-uint64_t mappedBytes() {
-  std::FILE* statm = std::fopen("/proc/self/statm", "r");
-  unsigned long long pages = 0;
-  if (statm) {
-    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
-    std::fclose(statm);
+// The writable private memory this process has now (VmData of /proc/self/status), which is what
+// RLIMIT_DATA counts.
+uint64_t dataBytes() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  unsigned long long kib = 0;
+  if (status) {
+    char line[256];
+    while (std::fgets(line, sizeof line, status)) {
+      if (std::sscanf(line, "VmData: %llu kB", &kib) == 1) break;
+    }
+    std::fclose(status);
   }
-  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return kib * 1024;
 }
 
 
@@ -163,13 +167,15 @@ uint64_t mappedBytes() {
 
 void limitWorkerMemory(uint64_t memoryBytes) {
   if (!memoryBytes) return;
-  // RLIMIT_AS counts address space, and a worker starts with LibTorch, Qt or Graphviz mapped (about
-  // 0.8 GiB here; AddressSanitizer reserves terabytes of shadow): an absolute limit of 1 GiB left a
-  // model almost nothing. The limit counts from what is mapped already, so --memory-limit is what
-  // the work itself may add (its tensors, thread stacks and malloc arenas).
-  const uint64_t bytes = mappedBytes() + memoryBytes;
+  // RLIMIT_DATA counts writable private memory (heap, anonymous mappings, thread stacks), not the
+  // libraries a worker starts with (LibTorch, Qt or Graphviz: about 0.8 GiB) and not the address
+  // space malloc reserves for each thread's arena and never writes. RLIMIT_AS counted both, so a
+  // model with 184 MiB of tensors failed a 256 MiB limit whenever a pool thread's first malloc
+  // reserved a 64 MiB arena (CI, 2026-12-02). The limit counts from what is there already (the
+  // libraries' data; under ASan, its shadow), so --memory-limit is what the work itself may add.
+  const uint64_t bytes = dataBytes() + memoryBytes;
   const rlimit limit{bytes, bytes};
-  ::setrlimit(RLIMIT_AS, &limit);
+  ::setrlimit(RLIMIT_DATA, &limit);
 }
 
 void serveJsonRequests(int fd, const std::function<nlohmann::json(const nlohmann::json&)>& answer) {

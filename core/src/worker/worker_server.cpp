@@ -291,6 +291,10 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   // What the model prints reaches the user's terminal: its escape sequences are shown, not obeyed.
   torch::jit::setPrintHandler([](const std::string& text) { std::cerr << escapeControls(text); });
+  // LibTorch's lazy start first, so what it reserves belongs to the baseline the limit counts
+  // from: OpenBLAS maps a 128 MiB buffer at its first matrix product, which made a model with
+  // 184 MiB of tensors fail a 256 MiB limit (CI, 2026-12-02, with OMP_NUM_THREADS=1).
+  startLibTorchNow();
   limitWorkerMemory(memoryBytes);
   answerSocket = fd;
   std::set_terminate(answerTermination);

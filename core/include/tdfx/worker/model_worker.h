@@ -26,7 +26,7 @@ namespace tdfx {
 struct WorkerLimits {
   double openSeconds = 120;     ///< load and trace
   double requestSeconds = 60;   ///< verify, run
-  uint64_t memoryBytes = 0;     ///< RLIMIT_AS of the worker
+  uint64_t memoryBytes = 0;     ///< memory the worker may add to its start (RLIMIT_DATA)
   /// The limit in effect: memoryBytes, or half of physical memory.
   uint64_t effectiveMemoryBytes() const;
 };

@@ -41,11 +41,12 @@ class WorkerTimeout : public Error {
   using Error::Error;
 };
 
-/// In a worker: limits its address space to `memoryBytes` more than it needs to run (0: no limit).
+/// In a worker: limits its writable memory (RLIMIT_DATA) to `memoryBytes` more than it has when it
+/// starts (0: no limit).
 void limitWorkerMemory(uint64_t memoryBytes);
 
 /// What a forked worker runs: serve requests on `fd` (frames, see worker_protocol.h) until it
-/// closes. `memoryBytes` is the RLIMIT_AS the service should set (0: none).
+/// closes. `memoryBytes` is the memory limit the service should set (0: none).
 using WorkerService = void (*)(int fd, uint64_t memoryBytes);
 
 /// A service's loop: reads each request (a CBOR frame), answers with `answer`'s document, until the

@@ -350,6 +350,10 @@ GraphScene::~GraphScene() {
   clear();
 }
 
+namespace {
+constexpr size_t kIndexedEdgesAtMost = 15000;
+}  // namespace
+
 void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   nodes_.clear();
   edgesOf_.clear();
@@ -360,6 +364,10 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
     clear();
   }
   edgeCount_ = 0;
+  // Qt's BSP index files an item under every leaf its bounding box covers: tens of thousands of
+  // long edges (a layered fallback layout) cost it seconds of the GUI thread. Such pictures are
+  // painted without an index.
+  setItemIndexMethod(layout.edges.size() > kIndexedEdgesAtMost ? NoIndex : BspTreeIndex);
   setSceneRect(-20, -20, layout.width + 40, layout.height + 40);
   clusters_.clear();
   for (const auto& c : layout.clusters) {

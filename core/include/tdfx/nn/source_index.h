@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -54,13 +55,26 @@ size_t unmatchedOpeningBrackets(const Text& text, size_t start, size_t end) {
   return start - first;
 }
 
+/// The text of `source` as one string. A source read back from an archive is a cord of many
+/// pieces, and each text_str() copies them: per node of a 20,000-line function that made loading
+/// quadratic (40 s). The last source asked for is kept, per thread: a function's nodes share it.
+inline const std::string& flatSourceText(const std::shared_ptr<torch::jit::Source>& source) {
+  thread_local std::shared_ptr<torch::jit::Source> cached;
+  thread_local std::string text;
+  if (cached != source) {
+    text = source->text_str().str();
+    cached = source;
+  }
+  return text;
+}
+
 inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) {
   // The source of a scripted function is its own text (from its `def`), so offsets compare within it.
   SourceLocation loc;
-  const auto text = original.source()->text_str();
+  const std::string& text = flatSourceText(original.source());
   const size_t start = original.start() - unmatchedOpeningBrackets(text, original.start(), original.end());
   const size_t end = std::min(text.size(), original.end() + size_t(512));
-  loc.window = text.substr(start, end - start).str();
+  loc.window = text.substr(start, end - start);
   loc.rangeLength = original.end() - start;
   loc.start = start;
   if (auto flc = original.file_line_col()) {
@@ -68,10 +82,9 @@ inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) 
     loc.line = static_cast<int>(std::get<1>(*flc));
   }
   if (loc.file.empty() || loc.file == "<string>") {
-    const std::string whole = text.str();
-    const size_t def = whole.rfind("def ", original.start());
-    if (def != std::string::npos && (def == 0 || whole[def - 1] == '\n'))
-      loc.builtinDef = whole.substr(def, whole.find('\n', def) - def);
+    const size_t def = text.rfind("def ", original.start());
+    if (def != std::string::npos && (def == 0 || text[def - 1] == '\n'))
+      loc.builtinDef = text.substr(def, text.find('\n', def) - def);
   }
   return loc;
 }
@@ -110,13 +123,20 @@ namespace tdfx {
 /// Bounded to 256 KiB. Reads debug info: call it only where that is safe (the isolated loader, or
 /// a module that did not come from a file).
 inline std::string functionSourceOf(torch::jit::Block* block, const std::string& name) {
+  // A function's nodes share a few sources: each is looked at once, and one over the bound is
+  // never copied (copying a 20,000-line source per node made loading it take 10 s).
+  std::vector<const torch::jit::Source*> seen;
   for (torch::jit::Node* node : block->nodes()) {
     const auto& range = node->sourceRange();
     if (!range.source()) continue;
     auto original = range.findSourceRangeThatGenerated();
     if (!original || !original->source()) continue;
-    const std::string text = original->source()->text_str().str();
-    if (text.size() <= (256u << 10) && text.find("def " + name + "(") != std::string::npos) return text;
+    const torch::jit::Source* source = original->source().get();
+    if (std::find(seen.begin(), seen.end(), source) != seen.end()) continue;
+    seen.push_back(source);
+    if (source->size() > (256u << 10)) continue;
+    const std::string& text = flatSourceText(original->source());
+    if (text.find("def " + name + "(") != std::string::npos) return text;
   }
   return "";
 }

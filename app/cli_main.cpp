@@ -164,17 +164,25 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
 }
 
 // diff: each model in a worker of its own; the structure and the parameter values compared here.
+// Exit status as diff(1)'s: 0 equal, 1 different, 2 trouble (scripts and CI jobs rely on it).
 struct DiffFlags {
   std::string a, b;
-  bool exitCode = false;
+  bool exitCode = false;  // accepted and ignored: the status is diff(1)'s without it
+  bool json = false;
 };
 
 int runDiff(const DiffFlags& f, const WorkerFlags& w) {
-  tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
-  const tdfx::TracedModel a = openModel(workerA, f.a), b = openModel(workerB, f.b);
-  const tdfx::ModelDiff diff = tdfx::diffModels(a, b, workerA.parameterValues(), workerB.parameterValues());
-  std::cout << tdfx::escapeControls(tdfx::formatModelDiff(diff, f.a, f.b));
-  return f.exitCode && !diff.identical() ? 3 : 0;
+  try {
+    tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
+    const tdfx::TracedModel a = openModel(workerA, f.a), b = openModel(workerB, f.b);
+    const tdfx::ModelDiff diff = tdfx::diffModels(a, b, workerA.parameterValues(), workerB.parameterValues());
+    if (f.json) std::cout << tdfx::modelDiffToJson(diff, f.a, f.b);
+    else std::cout << tdfx::escapeControls(tdfx::formatModelDiff(diff, f.a, f.b));
+    return diff.identical() ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "tdfx-cli: error: " << tdfx::escapeControls(tdfx::capText(e.what())) << "\n";
+    return 2;
+  }
 }
 
 }  // namespace
@@ -249,12 +257,15 @@ int runCli(int argc, char** argv) {
   auto* diffCmd = app.add_subcommand("diff", "Compare two models: nodes added, removed and changed, and every parameter's values");
   diffCmd->add_option("A", d.a, "The first TorchScript archive (.pt)")->required();
   diffCmd->add_option("B", d.b, "The second TorchScript archive (.pt)")->required();
-  diffCmd->add_flag("--exit-code", d.exitCode, "Exit with 3 when the models differ (0 when identical)");
+  diffCmd->add_flag("--exit-code", d.exitCode, "Accepted for compatibility: the exit status is always 0 equal, 1 different, 2 trouble");
+  diffCmd->add_flag("--json", d.json, "Write the report as JSON (docs/cli.md)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);
+    // diff's trouble is 2, as diff(1)'s, a usage error included.
+    return rc != 0 && diffCmd->parsed() ? 2 : rc;
   }
   try {
     if (app.got_subcommand(trace)) {

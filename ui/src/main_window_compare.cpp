@@ -29,7 +29,7 @@ void MainWindow::compareWith(const QString& path) {
       const ModelDiff diff = diffModels(session->traced, b, session->worker->parameterValues(), workerB->parameterValues());
       const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
       const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
-      return {QString::fromStdString(formatModelDiff(diff, nameA, nameB)), {}, diff.changedInA, session};
+      return {QString::fromStdString(formatModelDiff(diff, nameA, nameB)), {}, diff.changedInA(), session};
     } catch (const std::exception& e) {
       return {{}, QString::fromStdString(e.what()), {}, session};
     }

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "tdfx/ir/graph_printer.h"
 
@@ -23,20 +26,27 @@ std::string parameterShapes(const NodeMeta& m) {
   return s.empty() ? "(none)" : s;
 }
 
-// Args as printed, with node references by match key (a renamed producer is not a change here).
-std::string argsText(const Node& n) {
-  std::string s = formatGraphArgument(ArgumentTuple{n.args()});
-  for (const auto& [k, v] : n.kwargs()) s += " " + k + "=" + formatGraphArgument(v);
+// Args as printed, each node reference first passed through `map` (which returns a node).
+template <typename Map>
+std::string argsText(const Node& n, Map&& map) {
+  std::string s = formatGraphArgument(mapNodes(Argument(ArgumentTuple{n.args()}), map));
+  for (const auto& [k, v] : n.kwargs()) s += " " + k + "=" + formatGraphArgument(mapNodes(v, map));
   return s;
 }
-
-void compare(const std::string& what, const std::string& a, const std::string& b, std::vector<std::string>& out) {
-  if (a != b) out.push_back(what + ": " + a + " -> " + b);
+std::string argsText(const Node& n) {
+  return argsText(n, [](Node* x) { return x; });
 }
+
+void compare(const std::string& what, const std::string& a, const std::string& b, std::vector<NodeDifference>& out) {
+  if (a != b) out.push_back({what, a, b});
+}
+
+DiffNode diffNode(const Node& n) { return {n.name(), n.op() == OpKind::CallModule ? n.target() : std::string()}; }
 
 ParameterChange compareValues(const ParameterValues& a, const ParameterValues& b) {
   ParameterChange c;
   c.name = a.name;
+  c.isBuffer = a.isBuffer;
   if (a.shape != b.shape) {
     c.kind = ParameterChange::Kind::ShapeChanged;
     c.detail = formatShape(a.shape) + " -> " + formatShape(b.shape);
@@ -62,6 +72,147 @@ ParameterChange compareValues(const ParameterValues& a, const ParameterValues& b
   return c;
 }
 
+
+// Which node of B each node of A is. Module calls and attribute reads are matched by target and
+// call order (a module path is the most stable name a node has); placeholders and the output by
+// name; functions and methods by op, target and matched inputs, so the residual `add` of layer2.0
+// finds its partner even when an inserted block renumbered it (`add_2` in resnet18 is `add_3` in
+// resnet34). What is left matches by FX name when op and target agree, then by name alone.
+class NodeMatching {
+ public:
+  NodeMatching(const Graph& a, const Graph& b) {
+    std::map<std::string, std::vector<const Node*>> byTargetB;
+    std::map<std::string, std::vector<const Node*>> bySignatureB;
+    for (const auto& n : b.nodes()) {
+      if (isByTarget(*n)) byTargetB[targetKey(*n)].push_back(n.get());
+      if (isByInputs(*n)) bySignatureB[signature(*n, [](Node* x) { return x; })].push_back(n.get());
+    }
+    std::map<std::string, size_t> occurrence;
+    for (const auto& n : a.nodes()) {
+      const Node* partner = nullptr;
+      if (isByTarget(*n)) {
+        const auto it = byTargetB.find(targetKey(*n));
+        const size_t k = occurrence[targetKey(*n)]++;
+        if (it != byTargetB.end() && k < it->second.size()) partner = it->second[k];
+      } else if (isByInputs(*n)) {
+        const auto it = bySignatureB.find(signature(*n, [this](Node* x) { return mapped(x); }));
+        if (it != bySignatureB.end())
+          for (const Node* candidate : it->second)
+            if (!bToA_.count(candidate)) { partner = candidate; break; }
+      } else {
+        partner = b.findNode(n->name());
+        if (partner && partner->op() != n->op()) partner = nullptr;
+      }
+      if (partner && !bToA_.count(partner)) link(n.get(), partner);
+    }
+    // The rest by FX name: same op and target first, then same op (a changed target or args).
+    for (const bool sameTarget : {true, false})
+      for (const auto& n : a.nodes()) {
+        if (aToB_.count(n.get())) continue;
+        const Node* partner = b.findNode(n->name());
+        if (!partner || bToA_.count(partner) || partner->op() != n->op()) continue;
+        if (sameTarget && partner->target() != n->target()) continue;
+        link(n.get(), partner);
+      }
+  }
+
+  const Node* inB(const Node* a) const {
+    const auto it = aToB_.find(a);
+    return it == aToB_.end() ? nullptr : it->second;
+  }
+  bool matchedInB(const Node* b) const { return bToA_.count(b) > 0; }
+
+  // An A node's inputs as B's nodes; a reference only one side has reads as `only`.
+  Node* mapped(Node* a) const {
+    const Node* b = inB(a);
+    return const_cast<Node*>(b ? b : only_);  // NOLINT: only printed, never changed
+  }
+  Node* keptInB(Node* b) const { return matchedInB(b) ? b : const_cast<Node*>(only_); }  // NOLINT: only printed
+
+  // Whether a matched pair takes the same arguments, references compared through the matching. A
+  // reference to a node only one side has is part of that addition or removal and equals anything.
+  bool sameArgs(const Node& a, const Node& b) const {
+    if (a.args().size() != b.args().size() || a.kwargs().size() != b.kwargs().size()) return false;
+    for (size_t i = 0; i < a.args().size(); ++i)
+      if (!same(a.args()[i], b.args()[i])) return false;
+    for (size_t i = 0; i < a.kwargs().size(); ++i)
+      if (a.kwargs()[i].first != b.kwargs()[i].first || !same(a.kwargs()[i].second, b.kwargs()[i].second)) return false;
+    return true;
+  }
+
+ private:
+  static bool isByTarget(const Node& n) { return n.op() == OpKind::CallModule || n.op() == OpKind::GetAttr; }
+  static bool isByInputs(const Node& n) { return n.op() == OpKind::CallFunction || n.op() == OpKind::CallMethod; }
+  static std::string targetKey(const Node& n) { return std::string(opKindName(n.op())) + " " + n.target(); }
+  template <typename Map>
+  static std::string signature(const Node& n, Map&& map) {
+    return targetKey(n) + " " + argsText(n, map);
+  }
+  bool same(const Argument& a, const Argument& b) const {
+    if (a.isNode() && b.isNode()) {
+      const Node* x = mapped(a.node());
+      const Node* y = keptInB(b.node());
+      return x == only_ || y == only_ || x == y;
+    }
+    const auto* ca = a.children();
+    const auto* cb = b.children();
+    if (ca && cb && a.value.index() == b.value.index() && !std::holds_alternative<ArgumentDict>(a.value)) {
+      if (ca->size() != cb->size()) return false;
+      for (size_t i = 0; i < ca->size(); ++i)
+        if (!same((*ca)[i], (*cb)[i])) return false;
+      return true;
+    }
+    return formatGraphArgument(mapNodes(a, [this](Node* x) { return mapped(x); })) ==
+           formatGraphArgument(mapNodes(b, [this](Node* x) { return keptInB(x); }));
+  }
+  void link(const Node* a, const Node* b) {
+    aToB_[a] = b;
+    bToA_[b] = a;
+  }
+
+  std::unordered_map<const Node*, const Node*> aToB_, bToA_;
+  Graph onlyGraph_;
+  const Node* only_ = onlyGraph_.createNode(OpKind::Placeholder, "only_one_side", {}, {}, "only_one_side");
+};
+
+// The nodes of `graph` that use parameter or buffer `name`: the module that owns it (any prefix of
+// its path) or an attribute read of it.
+void nodesUsing(const Graph& graph, const std::string& name, std::vector<std::string>& out) {
+  for (const auto& n : graph.nodes()) {
+    if (n->op() != OpKind::CallModule && n->op() != OpKind::GetAttr) continue;
+    const std::string& t = n->target();
+    if (name == t || (name.size() > t.size() && name.compare(0, t.size(), t) == 0 && name[t.size()] == '.'))
+      out.push_back(n->name());
+  }
+}
+
+void sortUnique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+const char* valueKind(const ParameterChange& p) { return p.isBuffer ? "buffer" : "parameter"; }
+
+const char* statusName(ParameterChange::Kind kind) {
+  switch (kind) {
+    case ParameterChange::Kind::Equal: return "equal";
+    case ParameterChange::Kind::Differs: return "differs";
+    case ParameterChange::Kind::ShapeChanged: return "shape_changed";
+    case ParameterChange::Kind::Added: return "added";
+    case ParameterChange::Kind::Removed: return "removed";
+    case ParameterChange::Kind::NotCompared: return "not_compared";
+  }
+  return "";
+}
+
+std::string summaryLine(const ModelDiff& diff) {
+  const size_t equal = std::count_if(diff.parameters.begin(), diff.parameters.end(),
+                                     [](const ParameterChange& p) { return p.kind == ParameterChange::Kind::Equal; });
+  return std::to_string(diff.removed.size()) + " node(s) removed, " + std::to_string(diff.added.size()) + " added, " +
+         std::to_string(diff.changed.size()) + " changed; " + std::to_string(equal) + " of " +
+         std::to_string(diff.parameters.size()) + " parameters and buffers equal";
+}
+
 }  // namespace
 
 bool ModelDiff::identical() const {
@@ -70,82 +221,137 @@ bool ModelDiff::identical() const {
                      [](const ParameterChange& p) { return p.kind == ParameterChange::Kind::Equal; });
 }
 
-std::string diffKey(const Node& node) {
-  return node.op() == OpKind::CallModule ? "module " + node.target() : node.name();
+std::vector<std::string> ModelDiff::changedInA() const {
+  std::vector<std::string> all = marksA.removed;
+  all.insert(all.end(), marksA.changed.begin(), marksA.changed.end());
+  all.insert(all.end(), marksA.weights.begin(), marksA.weights.end());
+  sortUnique(all);
+  return all;
 }
 
 ModelDiff diffModels(const TracedModel& a, const TracedModel& b, const std::vector<ParameterValues>& pa,
                      const std::vector<ParameterValues>& pb) {
   ModelDiff diff;
-  std::unordered_map<std::string, const Node*> inB;
-  for (const auto& n : b.traced.graph->nodes()) inB.emplace(diffKey(*n), n.get());
-  std::unordered_map<std::string, bool> seenInA;
-  for (const auto& na : a.traced.graph->nodes()) {
-    const std::string key = diffKey(*na);
-    seenInA[key] = true;
-    const auto it = inB.find(key);
-    if (it == inB.end()) {
-      diff.removed.push_back(key);
-      diff.changedInA.push_back(na->name());
+  const Graph& ga = *a.traced.graph;
+  const Graph& gb = *b.traced.graph;
+  const NodeMatching match(ga, gb);
+  for (const auto& na : ga.nodes()) {
+    const Node* nb = match.inB(na.get());
+    if (!nb) {
+      diff.removed.push_back(diffNode(*na));
+      diff.marksA.removed.push_back(na->name());
       continue;
     }
-    const Node& nb = *it->second;
-    NodeChange change{key, {}};
-    compare("op", opKindName(na->op()), opKindName(nb.op()), change.changes);
-    compare("target", printedTarget(*na), printedTarget(nb), change.changes);
-    compare("args", argsText(*na), argsText(nb), change.changes);
-    compare("module type", na->meta().moduleType, nb.meta().moduleType, change.changes);
-    compare("constants", pairsText(na->meta().moduleConstants), pairsText(nb.meta().moduleConstants), change.changes);
-    compare("attributes", pairsText(na->meta().moduleAttributes), pairsText(nb.meta().moduleAttributes), change.changes);
-    compare("parameter shapes", parameterShapes(na->meta()), parameterShapes(nb.meta()), change.changes);
+    NodeChange change{diffNode(*na), diffNode(*nb), {}};
+    compare("op", opKindName(na->op()), opKindName(nb->op()), change.changes);
+    compare("target", printedTarget(*na), printedTarget(*nb), change.changes);
+    if (!match.sameArgs(*na, *nb)) change.changes.push_back({"args", argsText(*na), argsText(*nb)});
+    compare("module type", na->meta().moduleType, nb->meta().moduleType, change.changes);
+    compare("constants", pairsText(na->meta().moduleConstants), pairsText(nb->meta().moduleConstants), change.changes);
+    compare("attributes", pairsText(na->meta().moduleAttributes), pairsText(nb->meta().moduleAttributes), change.changes);
+    compare("parameter shapes", parameterShapes(na->meta()), parameterShapes(nb->meta()), change.changes);
     if (!change.changes.empty()) {
+      diff.marksA.changed.push_back(na->name());
+      diff.marksB.changed.push_back(nb->name());
       diff.changed.push_back(std::move(change));
-      diff.changedInA.push_back(na->name());
     }
   }
-  for (const auto& nb : b.traced.graph->nodes())
-    if (!seenInA.count(diffKey(*nb))) diff.added.push_back(diffKey(*nb));
+  for (const auto& nb : gb.nodes())
+    if (!match.matchedInB(nb.get())) {
+      diff.added.push_back(diffNode(*nb));
+      diff.marksB.added.push_back(nb->name());
+    }
 
   std::map<std::string, const ParameterValues*> byName;
   for (const ParameterValues& p : pb) byName[p.name] = &p;
-  std::map<std::string, bool> inA;
+  std::set<std::string> inA;
   for (const ParameterValues& p : pa) {
-    inA[p.name] = true;
+    inA.insert(p.name);
     const auto it = byName.find(p.name);
-    if (it == byName.end()) diff.parameters.push_back({p.name, ParameterChange::Kind::Removed, 0, {}});
+    if (it == byName.end()) diff.parameters.push_back({p.name, ParameterChange::Kind::Removed, p.isBuffer, 0, {}, {}});
     else diff.parameters.push_back(compareValues(p, *it->second));
   }
   for (const ParameterValues& p : pb)
-    if (!inA.count(p.name)) diff.parameters.push_back({p.name, ParameterChange::Kind::Added, 0, {}});
+    if (!inA.count(p.name)) diff.parameters.push_back({p.name, ParameterChange::Kind::Added, p.isBuffer, 0, {}, {}});
+  for (ParameterChange& p : diff.parameters) {
+    if (p.kind == ParameterChange::Kind::Equal) continue;
+    nodesUsing(p.kind == ParameterChange::Kind::Added ? gb : ga, p.name, p.usedBy);
+    if (p.kind != ParameterChange::Kind::Added) nodesUsing(ga, p.name, diff.marksA.weights);
+    if (p.kind != ParameterChange::Kind::Removed) nodesUsing(gb, p.name, diff.marksB.weights);
+  }
+  for (DiffMarks* marks : {&diff.marksA, &diff.marksB}) {
+    sortUnique(marks->weights);
+    sortUnique(marks->changed);
+  }
   return diff;
 }
 
 std::string formatModelDiff(const ModelDiff& diff, const std::string& nameA, const std::string& nameB) {
   std::string out = "--- " + nameA + "\n+++ " + nameB + "\n";
-  size_t equalParameters = 0;
-  for (const std::string& k : diff.removed) out += "- node " + k + "\n";
-  for (const std::string& k : diff.added) out += "+ node " + k + "\n";
-  for (const NodeChange& c : diff.changed)
-    for (const std::string& what : c.changes) out += "~ node " + c.key + ": " + what + "\n";
+  for (const DiffNode& n : diff.removed) out += "- node " + n.label() + "\n";
+  for (const DiffNode& n : diff.added) out += "+ node " + n.label() + "\n";
+  for (const NodeChange& c : diff.changed) {
+    const std::string name = c.a.name == c.b.name ? c.a.label() : c.a.label() + " -> " + c.b.label();
+    for (const NodeDifference& d : c.changes) out += "~ node " + name + ": " + d.what + ": " + d.a + " -> " + d.b + "\n";
+  }
   for (const ParameterChange& p : diff.parameters) {
+    const std::string what = std::string(valueKind(p)) + " " + p.name;
+    std::string nodes;
+    for (const std::string& n : p.usedBy) nodes += (nodes.empty() ? " (node " : ", ") + n;
+    if (!nodes.empty() && p.kind != ParameterChange::Kind::Added && p.kind != ParameterChange::Kind::Removed) nodes += ")";
+    else nodes.clear();
     char buf[64];
     switch (p.kind) {
-      case ParameterChange::Kind::Equal: ++equalParameters; break;
-      case ParameterChange::Kind::Removed: out += "- parameter " + p.name + "\n"; break;
-      case ParameterChange::Kind::Added: out += "+ parameter " + p.name + "\n"; break;
-      case ParameterChange::Kind::ShapeChanged: out += "~ parameter " + p.name + ": shape " + p.detail + "\n"; break;
-      case ParameterChange::Kind::NotCompared: out += "? parameter " + p.name + ": " + p.detail + "\n"; break;
+      case ParameterChange::Kind::Equal: break;
+      case ParameterChange::Kind::Removed: out += "- " + what + "\n"; break;
+      case ParameterChange::Kind::Added: out += "+ " + what + "\n"; break;
+      case ParameterChange::Kind::ShapeChanged: out += "~ " + what + ": shape " + p.detail + nodes + "\n"; break;
+      case ParameterChange::Kind::NotCompared: out += "? " + what + ": " + p.detail + "\n"; break;
       case ParameterChange::Kind::Differs:
         std::snprintf(buf, sizeof buf, "%.6g", p.maxAbsDiff);
-        out += "~ parameter " + p.name + ": values differ, max |delta| " + buf + (p.detail.empty() ? "" : ", " + p.detail) + "\n";
+        out += "~ " + what + ": values differ, max |delta| " + buf + (p.detail.empty() ? "" : ", " + p.detail) + nodes + "\n";
         break;
     }
   }
-  out += std::to_string(diff.removed.size()) + " node(s) removed, " + std::to_string(diff.added.size()) + " added, " +
-         std::to_string(diff.changed.size()) + " changed; " + std::to_string(equalParameters) + " of " +
-         std::to_string(diff.parameters.size()) + " parameters and buffers equal\n";
+  out += summaryLine(diff) + "\n";
   if (diff.identical()) out += "identical\n";
   return out;
+}
+
+std::string modelDiffToJson(const ModelDiff& diff, const std::string& nameA, const std::string& nameB) {
+  using json = nlohmann::ordered_json;  // the document's keys in the order docs/cli.md gives
+  const auto node = [](const DiffNode& n) {
+    json j = {{"name", n.name}};
+    if (!n.module.empty()) j["module"] = n.module;
+    return j;
+  };
+  json removed = json::array(), added = json::array(), changed = json::array(), parameters = json::array();
+  for (const DiffNode& n : diff.removed) removed.push_back(node(n));
+  for (const DiffNode& n : diff.added) added.push_back(node(n));
+  for (const NodeChange& c : diff.changed) {
+    json changes = json::array();
+    for (const NodeDifference& d : c.changes) changes.push_back({{"what", d.what}, {"a", d.a}, {"b", d.b}});
+    changed.push_back({{"a", node(c.a)}, {"b", node(c.b)}, {"changes", std::move(changes)}});
+  }
+  for (const ParameterChange& p : diff.parameters) {
+    json j = {{"name", p.name}, {"kind", valueKind(p)}, {"status", statusName(p.kind)}};
+    if (p.kind == ParameterChange::Kind::Differs)
+      j["max_abs_delta"] = std::isfinite(p.maxAbsDiff) ? json(p.maxAbsDiff) : json("inf");
+    if (!p.detail.empty()) j["detail"] = p.detail;
+    if (!p.usedBy.empty()) j["nodes"] = p.usedBy;
+    parameters.push_back(std::move(j));
+  }
+  const auto marks = [](const DiffMarks& m) {
+    return json{{"added", m.added}, {"removed", m.removed}, {"changed", m.changed}, {"weights", m.weights}};
+  };
+  const json doc = {{"a", nameA},
+                    {"b", nameB},
+                    {"identical", diff.identical()},
+                    {"nodes", {{"removed", removed}, {"added", added}, {"changed", changed}}},
+                    {"parameters", parameters},
+                    {"marks", {{"a", marks(diff.marksA)}, {"b", marks(diff.marksB)}}},
+                    {"summary", summaryLine(diff)}};
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace tdfx

@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 zoo=${TDFX_ZOO_DIR:-$HOME/.cache/tdfx/zoo-torch1.13-torchvision0.14}
 cmake --build build --target tdfx_doc_screenshots >/dev/null
+/usr/bin/python3 tests/app/make_diff_models.py "$zoo/diff"  # the compare shot's models (cached)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build/tests/tdfx_doc_screenshots "$tmp" build/tests/fixtures "$zoo"

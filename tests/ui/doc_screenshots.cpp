@@ -5,7 +5,9 @@
 #include <QPlainTextEdit>
 #include <cstdio>
 
+#include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/graph_view.h"
+#include <QListWidget>
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/verify_panel.h"
@@ -95,6 +97,24 @@ int main(int argc, char** argv) {
     tdfx::ui::verifyAndWait(w);  // fails by design
     ok &= save(w, out.filePath(QStringLiteral("gui-differs-dark.png")));
     w.setTheme(MainWindow::Theme::System);
+  }
+  {  // resnet18 against resnet34 holding its weights (tests/app/make_diff_models.py): side by side.
+    MainWindow w(false);
+    ok &= tdfx::ui::openAndWait(w, zoo + "/diff/resnet18.pt");
+    QSignalSpy done(&w, &MainWindow::compared);
+    w.compareWith(QString::fromStdString(zoo + "/diff/resnet34_grown.pt"));
+    for (int i = 0; i < 1200 && done.isEmpty(); ++i) QTest::qWait(50);
+    tdfx::ui::CompareWindow* c = w.compareWindow();
+    ok &= c != nullptr;
+    if (c) {
+      c->resize(1500, 920);
+      c->show();
+      c->differences()->setCurrentRow(0);  // the first added block, on both sides
+      QTest::qWait(200);
+      const bool saved = c->grab().save(out.filePath(QStringLiteral("gui-compare.png")));
+      std::printf("%s gui-compare.png\n", saved ? "wrote" : "FAILED");
+      ok &= saved;
+    }
   }
   return ok ? 0 : 1;
 }

@@ -190,13 +190,17 @@ class NodeItem : public QGraphicsItem {
     QColor outline("#333333");
     double width = 1.0;
     if (marks_ & GraphScene::KeyUse) outline = GraphScene::markColor(GraphScene::KeyUse), width = 3.0;
+    if (marks_ & GraphScene::DiffWeights) outline = GraphScene::markColor(GraphScene::DiffWeights), width = 3.5;
     if (marks_ & GraphScene::Differs) outline = GraphScene::markColor(GraphScene::Differs), width = 3.5;
     if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) outline = QColor("#2471A3"), width = 2.5;
     if (isSelected()) outline = QColor("#D35400"), width = 3.0;
     QPen pen(outline);
     pen.setWidthF(width);
     p->setPen(pen);
-    p->setBrush(heat_ >= 0 ? GraphScene::heatColor(heat_) : fill_);
+    QColor fill = fill_;
+    for (const auto mark : {GraphScene::DiffAdded, GraphScene::DiffRemoved, GraphScene::DiffChanged})
+      if (marks_ & mark) fill = GraphScene::markColor(mark);
+    p->setBrush(heat_ >= 0 ? GraphScene::heatColor(heat_) : fill);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
     if (!fields_.empty()) return paintRecord(p, lod);
@@ -332,6 +336,10 @@ QColor GraphScene::markColor(Mark mark) {
     case SearchMatch: return QColor(255, 200, 0, 200);
     case KeyUse: return QColor("#8E44AD");
     case Differs: return QColor("#E01B24");
+    case DiffAdded: return QColor("#A9DFBF");
+    case DiffRemoved: return QColor("#F5B7B1");
+    case DiffChanged: return QColor("#C39BD3");
+    case DiffWeights: return QColor("#2E86C1");
   }
   return Qt::black;
 }

@@ -43,14 +43,6 @@ namespace tdfx::ui {
 
 namespace {
 
-TextMeasure fontMeasure() {
-  const QFont font = GraphScene::labelFont();
-  return [font](const std::string& line) {
-    const QFontMetricsF metrics(font);
-    return TextSize{metrics.horizontalAdvance(QString::fromStdString(line)), metrics.height()};
-  };
-}
-
 QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& name, QWidget* widget,
                      Qt::DockWidgetArea area) {
   auto* dock = new QDockWidget(title, window);
@@ -213,7 +205,7 @@ void MainWindow::openFile(const QString& path) {
   loadingLayout_ = layouter;
   loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, layouter, file, options, path]() -> LoadOutcome {
     try {
-      return {openSession(worker, file, options, fontMeasure(), *layouter), {}, path};
+      return {openSession(worker, file, options, labelMeasure(), *layouter), {}, path};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), path};
     }
@@ -405,7 +397,7 @@ void MainWindow::relayoutCurrent() {
   relayout_ = layouter;
   layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation, layouter]() -> LayoutOutcome {
     try {
-      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, fontMeasure(), *layouter)), {},
+      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, labelMeasure(), *layouter)), {},
               generation};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), generation};

@@ -1,12 +1,9 @@
 // MainWindow's File > Compare with...: the open model against another file, each in a worker.
-#include <QDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QLabel>
-#include <QPlainTextEdit>
-#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
+#include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/worker/model_diff.h"
@@ -18,23 +15,28 @@ void MainWindow::compareWith(const QString& path) {
   status_->setText(tr("Comparing with %1 ...").arg(QFileInfo(path).fileName()));
   const std::shared_ptr<ModelSession> session = session_;
   const WorkerLimits limits = workerLimits_;
+  const ViewOptions options = options_;
   const std::string other = path.toStdString();
-  // B opens in a worker of its own; A's values come from the open model's worker.
+  // B opens, and is laid out, in processes of its own; A's values come from the open model's worker.
   auto workerB = std::make_shared<ModelWorker>(limits);
+  auto layouterB = std::make_shared<LayoutProcess>();
   compareWorker_ = workerB;  // closing the window kills it
-  comparer_.setFuture(QtConcurrent::run(&loadPool_, [session, workerB, other]() -> CompareOutcome {
+  comparer_.setFuture(QtConcurrent::run(&loadPool_, [session, workerB, layouterB, other, options]() -> CompareOutcome {
     try {
-      const TracedModel b = workerB->open(other);
+      auto b = openSession(workerB, other, options, labelMeasure(), *layouterB);
       if (!session->worker->alive()) session->worker->open(session->traced.model.path);
-      const ModelDiff diff = diffModels(session->traced, b, session->worker->parameterValues(), workerB->parameterValues());
+      auto diff = std::make_shared<ModelDiff>(
+          diffModels(session->traced, b->traced, session->worker->parameterValues(), workerB->parameterValues()));
       const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
       const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
-      return {QString::fromStdString(formatModelDiff(diff, nameA, nameB)), {}, diff.changedInA(), session};
+      return {QString::fromStdString(formatModelDiff(*diff, nameA, nameB)), {}, diff, session, b};
     } catch (const std::exception& e) {
-      return {{}, QString::fromStdString(e.what()), {}, session};
+      return {{}, QString::fromStdString(e.what()), nullptr, session, nullptr};
     }
   }));
 }
+
+CompareWindow* MainWindow::compareWindow() const { return compareWindow_; }
 
 void MainWindow::onCompared() {
   const CompareOutcome outcome = comparer_.result();
@@ -48,25 +50,21 @@ void MainWindow::onCompared() {
   lastComparison_ = outcome.report;
   // The changed and removed nodes as search matches: marked, and F3 goes through them.
   QStringList ids;
-  for (const QString& id : viewIdsOf(outcome.changedInA)) ids << id;
+  for (const QString& id : viewIdsOf(outcome.diff->changedInA())) ids << id;
   ids.sort();
   matches_ = ids;
   matchedText_.clear();
+  walkingChanges_ = !ids.isEmpty();
   scene_->setMarked(QSet<QString>(ids.begin(), ids.end()), GraphScene::SearchMatch);
   matchCount_->setText(tr(" %1 changed ").arg(ids.size()));
   status_->setText(outcome.report.trimmed().section('\n', -1));
-  if (interactive_) {
-    auto* dialog = new QDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(tr("Comparison"));
-    auto* text = new QPlainTextEdit(outcome.report, dialog);
-    text->setReadOnly(true);
-    text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    auto* layout = new QVBoxLayout(dialog);
-    layout->addWidget(text);
-    dialog->resize(800, 500);
-    dialog->show();
-  }
+  // Side by side in a window of its own; a new comparison replaces the last one.
+  if (compareWindow_) compareWindow_->deleteLater();
+  const QString nameA = QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName();
+  const QString nameB = QFileInfo(QString::fromStdString(outcome.other->traced.model.path)).fileName();
+  compareWindow_ = new CompareWindow(session_, outcome.other, *outcome.diff, nameA, nameB, this);
+  compareWindow_->setAttribute(Qt::WA_DeleteOnClose);
+  if (interactive_) compareWindow_->show();
   Q_EMIT compared(outcome.report, true);
 }
 

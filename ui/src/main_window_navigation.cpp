@@ -141,6 +141,7 @@ void MainWindow::clearSearch() {
 // the reason shown beside the field.
 bool MainWindow::updateMatches(const QString& text) {
   if (text != matchedText_) {
+    walkingChanges_ = false;  // a search replaces the compared changes
     matches_ = matchingNodes(text);
     matchedText_ = text;
   }
@@ -171,8 +172,9 @@ void MainWindow::searchLive() {
 }
 
 QString MainWindow::find(const QString& text, int direction) {
-  if (!session_ || text.isEmpty()) return {};
-  if (!updateMatches(text)) return {};
+  if (!session_) return {};
+  // With the search field empty after a compare, F3 walks the changed nodes it marked.
+  if (text.isEmpty() ? !walkingChanges_ || matches_.isEmpty() : !updateMatches(text)) return {};
   const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
   const int count = static_cast<int>(matches_.size());
   const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;

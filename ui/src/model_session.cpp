@@ -1,8 +1,20 @@
 #include "tdfx/ui/model_session.h"
 
+#include <QFontMetricsF>
+
+#include "tdfx/ui/graph_scene.h"
+
 #include <chrono>
 
 namespace tdfx::ui {
+
+TextMeasure labelMeasure() {
+  const QFont font = GraphScene::labelFont();
+  return [font](const std::string& line) {
+    const QFontMetricsF metrics(font);
+    return TextSize{metrics.horizontalAdvance(QString::fromStdString(line)), metrics.height()};
+  };
+}
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }

@@ -242,6 +242,7 @@ ModelDiff diffModels(const TracedModel& a, const TracedModel& b, const std::vect
       diff.marksA.removed.push_back(na->name());
       continue;
     }
+    diff.matched.emplace_back(na->name(), nb->name());
     NodeChange change{diffNode(*na), diffNode(*nb), {}};
     compare("op", opKindName(na->op()), opKindName(nb->op()), change.changes);
     compare("target", printedTarget(*na), printedTarget(*nb), change.changes);
@@ -276,8 +277,10 @@ ModelDiff diffModels(const TracedModel& a, const TracedModel& b, const std::vect
   for (ParameterChange& p : diff.parameters) {
     if (p.kind == ParameterChange::Kind::Equal) continue;
     nodesUsing(p.kind == ParameterChange::Kind::Added ? gb : ga, p.name, p.usedBy);
-    if (p.kind != ParameterChange::Kind::Added) nodesUsing(ga, p.name, diff.marksA.weights);
-    if (p.kind != ParameterChange::Kind::Removed) nodesUsing(gb, p.name, diff.marksB.weights);
+    // A parameter only one side has belongs to a node only that side has: marked as added or removed.
+    if (p.kind == ParameterChange::Kind::Added || p.kind == ParameterChange::Kind::Removed) continue;
+    nodesUsing(ga, p.name, diff.marksA.weights);
+    nodesUsing(gb, p.name, diff.marksB.weights);
   }
   for (DiffMarks* marks : {&diff.marksA, &diff.marksB}) {
     sortUnique(marks->weights);

@@ -63,6 +63,8 @@ struct ModelDiff {
   std::vector<NodeChange> changed;
   std::vector<ParameterChange> parameters;  ///< every parameter and buffer, by name
   DiffMarks marksA, marksB;
+  /// Every matched pair of nodes: (name in A, name in B).
+  std::vector<std::pair<std::string, std::string>> matched;
   /// A's marked nodes (removed, changed and changed weights), sorted, without repeats.
   std::vector<std::string> changedInA() const;
   bool identical() const;

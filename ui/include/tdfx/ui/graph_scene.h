@@ -21,6 +21,10 @@ class GraphScene : public QGraphicsScene {
     SearchMatch = 1,  ///< matches the search text (yellow halo)
     KeyUse = 2,       ///< reads or writes the key selected in the Keys panel (violet outline)
     Differs = 4,      ///< its value differs between eager and traced (red)
+    DiffAdded = 8,    ///< compare: a node the first model does not have (green fill)
+    DiffRemoved = 16, ///< compare: only this model has it (red fill)
+    DiffChanged = 32, ///< compare: matched, but its op, target, args or module differ (violet fill)
+    DiffWeights = 64, ///< compare: uses a parameter or buffer whose values differ (blue outline)
   };
 
   explicit GraphScene(QObject* parent = nullptr);

@@ -6,12 +6,14 @@
 #include <QThreadPool>
 #include <QHash>
 #include <QMainWindow>
+#include <QPointer>
 #include <QSet>
 #include <QStringList>
 #include <memory>
 
 #include "tdfx/runtime/verify.h"
 #include "tdfx/ui/model_session.h"
+#include "tdfx/worker/model_diff.h"
 
 class QLabel;
 class QLineEdit;
@@ -28,6 +30,7 @@ class QToolButton;
 
 namespace tdfx::ui {
 
+class CompareWindow;
 class GraphScene;
 class GraphView;
 class KeysPanel;
@@ -88,6 +91,8 @@ class MainWindow : public QMainWindow {
   /// F3 walks through them.
   void compareWith(const QString& path);
   QString lastComparison() const { return lastComparison_; }
+  /// The side-by-side window of the last comparison (null before one, or once closed).
+  CompareWindow* compareWindow() const;
   /// Runs eager and traced with the Verify panel's inputs (worker thread); emits verified.
   void runVerify();
   /// Expands a collapsed scope node in place (double-click does the same).
@@ -260,9 +265,12 @@ class MainWindow : public QMainWindow {
   QString lastComparison_;
   struct CompareOutcome {
     QString report, error;
-    std::vector<std::string> changedInA;
+    std::shared_ptr<const ModelDiff> diff;
     std::shared_ptr<ModelSession> session;
+    std::shared_ptr<ModelSession> other;  ///< the file compared with, traced and laid out
   };
+  QPointer<CompareWindow> compareWindow_;
+  bool walkingChanges_ = false;  ///< F3 walks the compared changes (the search field is empty)
   QFutureWatcher<CompareOutcome> comparer_;
   /// Parameter statistics, asked of the worker once the first frame of a model is shown.
   struct StatsOutcome {

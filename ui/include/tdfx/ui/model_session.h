@@ -48,6 +48,9 @@ struct SessionLayout {
 SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& options, const TextMeasure& measure,
                             LayoutProcess& layouter);
 
+/// How wide and high a node label is drawn (GraphScene::labelFont): layouts are measured with it.
+TextMeasure labelMeasure();
+
 /// Stores `layout` as the session's current picture.
 void applyLayout(ModelSession& session, SessionLayout layout);
 

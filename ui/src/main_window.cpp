@@ -192,7 +192,11 @@ void MainWindow::openFile(const QString& path) {
   options_.hierarchy.depth.reset();
   options_.hierarchy.expanded.clear();
   options_.hierarchy.collapsed.clear();
-  setBusy(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
+  startLoad(path, nullptr);
+}
+
+void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> previous) {
+  setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
   const std::string file = path.toStdString();
   const ViewOptions options = options_;
   // A new future replaces the one watched: a previous load's result is never delivered, and its
@@ -203,11 +207,17 @@ void MainWindow::openFile(const QString& path) {
   auto layouter = std::make_shared<LayoutProcess>();
   loadingWorker_ = worker;
   loadingLayout_ = layouter;
-  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, layouter, file, options, path]() -> LoadOutcome {
+  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, layouter, file, options, path, previous]() -> LoadOutcome {
     try {
-      return {openSession(worker, file, options, labelMeasure(), *layouter), {}, path};
+      auto session = openSession(worker, file, options, labelMeasure(), *layouter);
+      // A followed file: what changed against the version shown, by the compare engine.
+      std::shared_ptr<const ModelDiff> changes;
+      if (previous && previous->worker->alive())
+        changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced,
+                                                         previous->worker->parameterValues(), worker->parameterValues()));
+      return {session, {}, path, previous != nullptr, changes};
     } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what()), path};
+      return {nullptr, QString::fromStdString(e.what()), path, previous != nullptr, nullptr};
     }
   }));
 }
@@ -247,10 +257,15 @@ void MainWindow::onLoaded() {
   LoadOutcome outcome = loader_.result();
   loadingWorker_.reset();
   loadingLayout_.reset();
+  if (outcome.reload) return showReload(std::move(outcome));
   if (!outcome.session) {
     showError(outcome.error, true);
     return;
   }
+  showLoaded(outcome);
+}
+
+void MainWindow::showLoaded(const LoadOutcome& outcome) {
   const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
   ++layoutGeneration_;  // a layout of the previous model must not land on this one
@@ -276,6 +291,7 @@ void MainWindow::onLoaded() {
   showModelSummary();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
+  followFile(outcome.path);
   view_->showStart();
   const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();
   status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms, scene %6 ms")

@@ -131,6 +131,7 @@ void MainWindow::buildMenus() {
   checksAction_->setCheckable(true);
   checksAction_->setToolTip(tr("Draw torch._assert and the nodes that only feed it; off, they fold into a ✓ badge "
                                "on the node they check (the Code tabs always show them)"));
+  buildFollowing(viewMenu);
   timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
   timeAction_->setCheckable(true);
   QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) { view_->setOverviewEnabled(on); });

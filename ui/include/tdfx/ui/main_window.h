@@ -16,6 +16,7 @@
 #include "tdfx/worker/model_diff.h"
 
 class QLabel;
+class QListWidget;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
@@ -31,6 +32,7 @@ class QToolButton;
 namespace tdfx::ui {
 
 class CompareWindow;
+class FileFollower;
 class GraphScene;
 class GraphView;
 class KeysPanel;
@@ -93,6 +95,13 @@ class MainWindow : public QMainWindow {
   QString lastComparison() const { return lastComparison_; }
   /// The side-by-side window of the last comparison (null before one, or once closed).
   CompareWindow* compareWindow() const;
+  /// View > Follow file changes (on by default): the open file is reopened when it changes on
+  /// disk, in a fresh worker, keeping the selection, zoom and collapsed modules, and what changed
+  /// against the previous version is marked and listed in the Changes panel.
+  void setFollowFileChanges(bool on);
+  bool followsFileChanges() const;
+  /// The Changes panel: one row per difference from the previous version of the followed file.
+  QListWidget* changesList() const { return changesList_; }
   /// Runs eager and traced with the Verify panel's inputs (worker thread); emits verified.
   void runVerify();
   /// Expands a collapsed scope node in place (double-click does the same).
@@ -237,7 +246,20 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<ModelSession> session;
     QString error;
     QString path;
+    bool reload = false;                         ///< the followed file again (the view is kept)
+    std::shared_ptr<const ModelDiff> changes;    ///< reload: against the version shown before
   };
+  void startLoad(const QString& path, std::shared_ptr<ModelSession> previous);
+  void showLoaded(const LoadOutcome& outcome);
+  void buildFollowing(QMenu* viewMenu);
+  void followFile(const QString& path);
+  /// A reload's result: the new version shown where the old one was, its changes marked; a
+  /// failed reload keeps the last good graph and says why.
+  void showReload(LoadOutcome outcome);
+  void markChanges(const ModelDiff& changes);
+  FileFollower* follower_ = nullptr;
+  QAction* followAction_ = nullptr;
+  QListWidget* changesList_ = nullptr;
   QFutureWatcher<LoadOutcome> loader_;
   struct LayoutOutcome {
     std::shared_ptr<SessionLayout> layout;

@@ -1,0 +1,107 @@
+// View > Follow file changes: a model file rewritten under the open window is reopened, the view
+// kept where it was, what changed marked and listed; a truncated save keeps the last good graph.
+#include <QDir>
+#include <QFile>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using testing::fixture;
+
+QByteArray bytesOf(const std::string& name) {
+  QFile f(QString::fromStdString(fixture(name)));
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Saves as many programs do: a new file written beside the target, then renamed over it.
+void saveByRename(const QString& path, const QByteArray& bytes) {
+  QFile tmp(path + ".part");
+  ASSERT_TRUE(tmp.open(QIODevice::WriteOnly));
+  tmp.write(bytes);
+  tmp.close();
+  QFile::remove(path);
+  ASSERT_TRUE(QFile::rename(path + ".part", path));
+}
+
+template <typename Signal>
+bool waitFor(MainWindow& w, Signal signal, int ms) {
+  QSignalSpy spy(&w, signal);
+  for (int i = 0; i < ms / 50 && spy.isEmpty(); ++i) QTest::qWait(50);
+  return !spy.isEmpty();
+}
+
+TEST(FollowFile, ARewriteIsReopenedWhereTheViewWasWithItsChangesMarked) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("model.pt");
+  saveByRename(path, bytesOf("plain.pt"));
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  ASSERT_TRUE(w.followsFileChanges());  // on by default
+  w.scene()->selectNode(QStringLiteral("fc2"));
+  w.view()->setTransform(QTransform::fromScale(1.5, 1.5));
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  saveByRename(path, bytesOf("jit_traced.pt"));  // the same net, retrained
+  for (int i = 0; i < 300 && loaded.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(loaded.isEmpty());
+  EXPECT_EQ(w.scene()->selectedNode(), "fc2");
+  EXPECT_DOUBLE_EQ(w.view()->transform().m11(), 1.5);
+  QStringList weights = w.scene()->markedNodes(GraphScene::DiffWeights);
+  weights.sort();
+  EXPECT_EQ(weights, (QStringList{QStringLiteral("fc1"), QStringLiteral("fc2")}));
+  QStringList rows;
+  for (int i = 0; i < w.changesList()->count(); ++i) rows << w.changesList()->item(i)->text();
+  EXPECT_TRUE(rows.contains(QStringLiteral("~ parameter fc1.weight"))) << rows.join('\n').toStdString();
+  w.changesList()->setCurrentRow(static_cast<int>(rows.indexOf(QStringLiteral("~ parameter fc1.weight"))));
+  EXPECT_EQ(w.scene()->selectedNode(), "fc1");
+  EXPECT_EQ(w.findNext(QString()), "fc2");  // F3 walks the changes
+}
+
+TEST(FollowFile, ATruncatedSaveKeepsTheLastGoodGraphAndTheNextGoodOneLoads) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("model.pt");
+  saveByRename(path, bytesOf("seed_sequential.pt"));
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  const int nodes = w.scene()->nodeCount();
+  QSignalSpy failed(&w, &MainWindow::loadFailed);
+  {  // written in place and cut short, as an interrupted save leaves it
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(bytesOf("plain.pt").left(300));
+  }
+  for (int i = 0; i < 300 && failed.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(failed.isEmpty());
+  EXPECT_EQ(w.scene()->nodeCount(), nodes);
+  EXPECT_NE(w.statusText().indexOf("cannot be opened; the last good version stays"), -1) << w.statusText().toStdString();
+  saveByRename(path, bytesOf("plain.pt"));
+  ASSERT_TRUE(waitFor(w, &MainWindow::modelLoaded, 15000));
+  EXPECT_NE(w.scene()->nodeCount(), nodes);  // plain.pt's graph now
+}
+
+TEST(FollowFile, TurnedOffAChangeIsNotFollowed) {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("model.pt");
+  saveByRename(path, bytesOf("plain.pt"));
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  w.setFollowFileChanges(false);
+  saveByRename(path, bytesOf("jit_traced.pt"));
+  EXPECT_FALSE(waitFor(w, &MainWindow::modelLoaded, 2000));
+  w.setFollowFileChanges(true);  // from now on: a later change is followed again
+  saveByRename(path, bytesOf("seed_sequential.pt"));
+  EXPECT_TRUE(waitFor(w, &MainWindow::modelLoaded, 15000));
+}
+
+}  // namespace
+}  // namespace tdfx::ui

@@ -1,0 +1,51 @@
+#include "tdfx/ui/file_follower.h"
+
+#include <QFileInfo>
+
+namespace tdfx::ui {
+
+FileFollower::FileFollower(QObject* parent) : QObject(parent) {
+  quiet_.setSingleShot(true);
+  quiet_.setInterval(300);
+  connect(&watcher_, &QFileSystemWatcher::fileChanged, this, &FileFollower::touched);
+  connect(&watcher_, &QFileSystemWatcher::directoryChanged, this, &FileFollower::touched);
+  connect(&quiet_, &QTimer::timeout, this, &FileFollower::check);
+}
+
+void FileFollower::follow(const QString& path) {
+  if (!watcher_.files().isEmpty()) watcher_.removePaths(watcher_.files());
+  if (!watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
+  quiet_.stop();
+  path_ = path;
+  if (path.isEmpty()) return;
+  seen_ = pending_ = stamp();
+  watcher_.addPath(QFileInfo(path).absolutePath());  // a rename over the file is seen here
+  if (seen_.exists) watcher_.addPath(path);
+}
+
+FileFollower::Stamp FileFollower::stamp() const {
+  const QFileInfo info(path_);
+  if (!info.exists()) return {};
+  return {true, info.size(), info.lastModified()};
+}
+
+void FileFollower::touched() {
+  // A replaced file drops out of the watch list: watch the new one.
+  if (!watcher_.files().contains(path_) && QFileInfo::exists(path_)) watcher_.addPath(path_);
+  pending_ = stamp();
+  quiet_.start();  // (re)started by every change: the check comes once the writes stop
+}
+
+void FileFollower::check() {
+  const Stamp now = stamp();
+  if (!(now == pending_)) {  // still being written
+    pending_ = now;
+    quiet_.start();
+    return;
+  }
+  if (now == seen_ || !now.exists) return;  // back as it was, or gone (a rename's first half)
+  seen_ = now;
+  Q_EMIT settled(path_);
+}
+
+}  // namespace tdfx::ui

@@ -1,0 +1,114 @@
+// MainWindow's View > Follow file changes: the open file reopened when it changes on disk, the view
+// kept where it was, and what changed against the previous version marked and listed.
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+
+#include "error_text.h"
+#include "tdfx/ui/file_follower.h"
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+
+namespace tdfx::ui {
+
+void MainWindow::buildFollowing(QMenu* viewMenu) {
+  follower_ = new FileFollower(this);
+  connect(follower_, &FileFollower::settled, this, [this](const QString& path) {
+    // A load in progress (the user's, or the last change's) finishes first; its result is then
+    // older than the file, so the change is looked at again once it lands.
+    if (!session_ || QFileInfo(path) != QFileInfo(QString::fromStdString(session_->traced.model.path))) return;
+    if (isLoading()) return followFile(path);
+    startLoad(path, session_);
+  });
+  followAction_ = viewMenu->addAction(tr("Follo&w file changes"), this, [this](bool on) { setFollowFileChanges(on); });
+  followAction_->setCheckable(true);
+  followAction_->setChecked(true);
+  followAction_->setToolTip(tr("Reopen the model when its file changes on disk, and mark what changed"));
+
+  changesList_ = new QListWidget(this);
+  changesList_->setObjectName(QStringLiteral("changes"));
+  auto* dock = new QDockWidget(tr("Changes since last version"), this);
+  dock->setObjectName(QStringLiteral("changesDock"));
+  dock->setWidget(changesList_);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  dock->hide();  // shown when a followed file changed
+  connect(changesList_, &QListWidget::currentRowChanged, this, [this](int row) {
+    const QListWidgetItem* item = changesList_->item(row);
+    const QString ir = item ? item->data(Qt::UserRole).toString() : QString();
+    if (!ir.isEmpty()) selectAndCenter(shownAs(ir));
+  });
+}
+
+void MainWindow::setFollowFileChanges(bool on) {
+  if (followAction_->isChecked() != on) followAction_->setChecked(on);
+  followFile(session_ && on ? QString::fromStdString(session_->traced.model.path) : QString());
+}
+
+bool MainWindow::followsFileChanges() const { return followAction_->isChecked(); }
+
+void MainWindow::followFile(const QString& path) { follower_->follow(followAction_->isChecked() ? path : QString()); }
+
+void MainWindow::showReload(LoadOutcome outcome) {
+  if (!outcome.session) {
+    // A broken intermediate save: the last good graph stays, and the status bar says why.
+    lastError_ = outcome.error;
+    status_->setText(tr("%1 changed but cannot be opened; the last good version stays: %2")
+                         .arg(QFileInfo(outcome.path).fileName(), outcome.error.section('\n', 0, 0).left(300)));
+    status_->setToolTip(plainToolTip(capMessage(outcome.error)));  // the model's text, as text
+    Q_EMIT loadFailed(outcome.error);
+    return;
+  }
+  // Where the user was: the selection and zoom (the collapsed modules are in options_, kept).
+  const QString selected = scene_->selectedNode();
+  const QTransform zoom = view_->transform();
+  const QPointF centre = view_->mapToScene(view_->viewport()->rect().center());
+  const std::shared_ptr<const ModelDiff> changes = outcome.changes;
+  showLoaded(outcome);
+  view_->setTransform(zoom);
+  view_->centerOn(centre);
+  view_->sceneChanged();
+  if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
+  if (changes) markChanges(*changes);
+}
+
+void MainWindow::markChanges(const ModelDiff& changes) {
+  const auto ids = [this](const std::vector<std::string>& ir) { return viewIdsOf(ir); };
+  scene_->setMarked(ids(changes.marksB.added), GraphScene::DiffAdded);
+  scene_->setMarked(ids(changes.marksB.changed), GraphScene::DiffChanged);
+  scene_->setMarked(ids(changes.marksB.weights), GraphScene::DiffWeights);
+  changesList_->clear();
+  const auto row = [this](const QString& text, const std::string& ir) {
+    auto* item = new QListWidgetItem(text, changesList_);
+    item->setData(Qt::UserRole, QString::fromStdString(ir));
+  };
+  for (const DiffNode& n : changes.removed) row(tr("- node %1").arg(QString::fromStdString(n.label())), "");
+  for (const DiffNode& n : changes.added) row(tr("+ node %1").arg(QString::fromStdString(n.label())), n.name);
+  for (const NodeChange& c : changes.changed)
+    for (const NodeDifference& d : c.changes)
+      row(tr("~ node %1: %2").arg(QString::fromStdString(c.b.label()), QString::fromStdString(d.what)), c.b.name);
+  for (const ParameterChange& p : changes.parameters) {
+    if (p.kind == ParameterChange::Kind::Equal) continue;
+    const QString what = (p.isBuffer ? tr("buffer ") : tr("parameter ")) + QString::fromStdString(p.name);
+    const bool onlyA = p.kind == ParameterChange::Kind::Removed;
+    row((p.kind == ParameterChange::Kind::Added ? "+ " : onlyA ? "- " : "~ ") + what,
+        p.usedBy.empty() || onlyA ? std::string() : p.usedBy.front());
+  }
+  if (changesList_->count() == 0) changesList_->addItem(tr("no difference from the previous version"));
+  changesList_->parentWidget()->show();
+  // F3 with an empty search field walks them, as after a compare.
+  QStringList walk;
+  for (const auto* list : {&changes.marksB.added, &changes.marksB.changed, &changes.marksB.weights})
+    for (const QString& id : ids(*list)) walk << id;
+  walk.sort();
+  walk.removeDuplicates();
+  matches_ = walk;
+  matchedText_.clear();
+  walkingChanges_ = !walk.isEmpty();
+  status_->setText(tr("Reloaded %1: %2").arg(QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName(),
+                                             QString::fromStdString(formatModelDiff(changes, "", "")).trimmed().section('\n', -1)));
+}
+
+}  // namespace tdfx::ui

@@ -1,5 +1,6 @@
 // The real main window, driven offscreen: open, select, code <-> graph, export, bad files.
 #include <QApplication>
+#include <QScreen>
 #include <QCheckBox>
 #include <QPlainTextEdit>
 #include <QTextBrowser>
@@ -125,6 +126,17 @@ TEST(MainWindow, VerifyPanelReportsEveryKeyEqual) {
   EXPECT_EQ(w.scene()->selectedNode().toStdString(), "add");
 }
 
+// A geometry saved on a larger screen (or at QT_SCALE_FACTOR=1.5) put Verify and the status bar
+// off-screen: it is shrunk and moved into the screen's available area.
+TEST(MainWindow, AWindowLargerThanTheScreenIsKeptOnIt) {
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  const QRect available = w.screen()->availableGeometry();
+  w.setGeometry(available.x() + 100, available.y() + 50, available.width() * 3 / 2, available.height() * 3 / 2);
+  w.keepOnScreen();
+  EXPECT_TRUE(available.contains(w.frameGeometry())) << w.frameGeometry().width() << "x" << w.frameGeometry().height()
+                                                     << " in " << available.width() << "x" << available.height();
+}
+
 }  // namespace
 }  // namespace tdfx::ui
-

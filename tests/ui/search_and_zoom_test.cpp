@@ -1,5 +1,6 @@
 // Search as you type, regular expressions, going to a node at a readable scale, and zooming that
 // keeps the selection (keys) or the point under the cursor (wheel) in place.
+#include <QToolButton>
 #include <QApplication>
 #include <QGraphicsItem>
 #include <QLineEdit>
@@ -62,6 +63,9 @@ TEST(SearchAndZoom, RegularExpressionsAndInvalidPatterns) {
   EXPECT_EQ(found, (QStringList{QStringLiteral("getitem"), QStringLiteral("getitem_1")}));
   EXPECT_TRUE(w.findNext(QStringLiteral("relu(")).isEmpty());  // unbalanced
   EXPECT_TRUE(w.searchCountText().contains(QStringLiteral("invalid pattern"))) << w.searchCountText().toStdString();
+  // A new picture searches again, and the pattern's error stays (it read " 0 matches").
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setRankdir(QStringLiteral("LR")); }));
+  EXPECT_TRUE(w.searchCountText().contains(QStringLiteral("invalid pattern"))) << w.searchCountText().toStdString();
   // Plain text again: "relu(" is text, and "^getitem" matches nothing literally.
   w.setSearchRegex(false);
   EXPECT_TRUE(w.findNext(QStringLiteral("^getitem")).isEmpty());
@@ -117,6 +121,21 @@ TEST(SearchAndZoom, KeyZoomKeepsTheSelectionAndWheelZoomThePointUnderTheCursor) 
   QApplication::sendEvent(graphView.viewport(), &wheel);
   EXPECT_GT(graphView.transform().m11(), 1.25);
   EXPECT_LE((graphView.mapFromScene(underCursor) - cursor).manhattanLength(), 2);
+}
+
+TEST(SearchAndZoom, TheClearButtonGoesWithTheTextWhenAnotherFileOpens) {
+  MainWindow w(/*interactive=*/false);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  auto* clear = w.searchField()->findChild<QToolButton*>();  // the field's clear button
+  ASSERT_NE(clear, nullptr);
+  w.searchField()->setText(QStringLiteral("relu"));
+  QTest::qWait(400);  // it fades in and out
+  EXPECT_TRUE(clear->isVisible());
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  EXPECT_TRUE(w.searchField()->text().isEmpty());
+  QTest::qWait(400);
+  EXPECT_FALSE(clear->isVisible());
 }
 
 }  // namespace

@@ -81,7 +81,7 @@ TEST(VerifyErrors, AMultiLineLoadErrorKeepsTheStatusBarOneLineTall) {
   EXPECT_EQ(w.statusBar()->height(), barHeight);
 }
 
-TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneRun) {
+TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan) {
   QTemporaryDir settingsDir;  // this test's own settings, not the user's
   QSettings::setDefaultFormat(QSettings::IniFormat);
   QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
@@ -101,6 +101,12 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneRun) {
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "5x8");
+  // A shape that fails (Linear(8, ...) cannot take 7 features) is not what comes back.
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("1x7"));
+  EXPECT_FALSE(verifyAndWait(w));
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "5x8");
   QCoreApplication::setOrganizationName(QString());
 }

@@ -271,12 +271,11 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   ++layoutGeneration_;  // a layout of the previous model must not land on this one
   selectAfterLayout_.clear();
   markedKeys_.clear();
-  {  // the previous model's query and count mean nothing here
-    const QSignalBlocker blocker(search_);
-    search_->clear();
-    searchTimer_->stop();
-    clearSearch();
-  }
+  // The previous model's query and count mean nothing here. Not behind a signal blocker: the
+  // field's clear button follows its textChanged signal, and stayed on an empty field.
+  search_->clear();
+  searchTimer_->stop();
+  clearSearch();
   code_->setExtraSelections({});  // the previous model's highlighted line
   report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
@@ -387,8 +386,14 @@ void MainWindow::showSession() {
   }
   view_->sceneChanged();
   if (!matchedText_.isEmpty()) {  // the matches of the search shown, in the new picture
-    matches_ = matchingNodes(matchedText_);
-    matchCount_->setText(tr(" %1 matches ").arg(matches_.size()));
+    const QString text = matchedText_;
+    matchedText_.clear();  // searched again; a pattern that does not compile says so again
+    if (updateMatches(text)) matchCount_->setText(tr(" %1 matches ").arg(matches_.size()));
+  } else if (walkingChanges_) {  // compared changes: those still drawn
+    QStringList kept;
+    for (const QString& id : matches_)
+      if (scene_->nodeItem(id)) kept << id;
+    matches_ = kept;
   } else {
     matches_.clear();
   }

@@ -17,7 +17,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSettings>
+#include <QGuiApplication>
 #include <QStatusBar>
 #include <QStyle>
 #include <QStyleFactory>
@@ -238,6 +240,7 @@ void MainWindow::restoreSettings() {
   recent_ = settings.value(QStringLiteral("recentFiles")).toStringList();
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+  keepOnScreen();
   options_.style = settings.value(QStringLiteral("style")).toString() == QStringLiteral("fx") ? ViewStyle::Fx : ViewStyle::Tdfx;
   options_.rankdir = settings.value(QStringLiteral("rankdir")).toString() == QStringLiteral("LR") ? "LR" : "TB";
   fxStyleAction_->setChecked(options_.style == ViewStyle::Fx);
@@ -245,6 +248,25 @@ void MainWindow::restoreSettings() {
   const int theme = settings.value(QStringLiteral("theme"), 0).toInt();
   if (theme != 0) setTheme(theme == 2 ? Theme::Dark : Theme::Light);
   updateRecentMenu();
+}
+
+void MainWindow::keepOnScreen() {
+  // A geometry saved on a larger screen, or at another scale (QT_SCALE_FACTOR=1.5 on 1600x1000),
+  // would put Verify and the status bar off-screen: the window is made to fit where it is shown.
+  const QScreen* shown = screen() ? screen() : QGuiApplication::primaryScreen();
+  if (!shown) return;
+  const QRect available = shown->availableGeometry();
+  const QMargins frame(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+                       frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom());
+  const QRect room = available.marginsRemoved(frame);
+  if (isMaximized() || isFullScreen() || room.isEmpty()) return;
+  QRect wanted = geometry();
+  wanted.setSize(wanted.size().boundedTo(room.size()));
+  if (wanted.right() > room.right()) wanted.moveRight(room.right());
+  if (wanted.bottom() > room.bottom()) wanted.moveBottom(room.bottom());
+  if (wanted.left() < room.left()) wanted.moveLeft(room.left());
+  if (wanted.top() < room.top()) wanted.moveTop(room.top());
+  if (wanted != geometry()) setGeometry(wanted);
 }
 
 void MainWindow::saveSettings() const {

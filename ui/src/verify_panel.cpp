@@ -243,9 +243,7 @@ QStringList VerifyPanel::rememberedRows() const {
   return files.value(QFileInfo(QString::fromStdString(session_->traced.model.path)).absoluteFilePath()).toStringList();
 }
 
-void VerifyPanel::rememberRows() const {
-  if (!rememberInputs_ || !session_ || session_->traced.model.exampleInputs.size() == session_->traced.model.inKeys.size())
-    return;  // a tdfx archive's examples come from the file itself
+QStringList VerifyPanel::inputRows() const {
   QStringList rows;
   for (int row = 0; row < inputs_->rowCount(); ++row) {
     const auto cell = [&](int column) {
@@ -254,6 +252,12 @@ void VerifyPanel::rememberRows() const {
     };
     if (!cell(0).isEmpty()) rows << cell(0) + "=" + cell(1) + ":" + cell(2);
   }
+  return rows;
+}
+
+void VerifyPanel::rememberRows(const QStringList& rows) const {
+  if (!rememberInputs_ || !session_ || session_->traced.model.exampleInputs.size() == session_->traced.model.inKeys.size())
+    return;  // a tdfx archive's examples come from the file itself
   QSettings settings;
   QVariantMap files = settings.value(QLatin1String(kRememberedInputs)).toMap();
   files.insert(QFileInfo(QString::fromStdString(session_->traced.model.path)).absoluteFilePath(), rows);
@@ -289,7 +293,7 @@ void VerifyPanel::run() {
     setSummary(QString::fromStdString(e.what()), Outcome::Error);
     return;
   }
-  rememberRows();
+  ranRows_ = inputRows();  // remembered once they have run: a shape that fails is not offered again
   const uint64_t seed = static_cast<uint64_t>(seed_->value());
   VerifyOptions options;
   options.atol = atol_->value();
@@ -329,6 +333,7 @@ void VerifyPanel::onFinished() {
   const VerifyRun result = watcher_.result();
   if (result.session != session_) return;  // another model was opened meanwhile
   if (result.report) {
+    rememberRows(ranRows_);
     showReport(*result.report);
   } else {
     results_->setRowCount(0);

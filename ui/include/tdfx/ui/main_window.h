@@ -99,6 +99,9 @@ class MainWindow : public QMainWindow {
   /// disk, in a fresh worker, keeping the selection, zoom and collapsed modules, and what changed
   /// against the previous version is marked and listed in the Changes panel.
   void setFollowFileChanges(bool on);
+  /// Shrinks and moves the window into its screen's available area (done after restoring a saved
+  /// geometry, which may come from a larger screen or another scale factor).
+  void keepOnScreen();
   bool followsFileChanges() const;
   /// The Changes panel: one row per difference from the previous version of the followed file.
   QListWidget* changesList() const { return changesList_; }

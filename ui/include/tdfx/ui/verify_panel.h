@@ -76,7 +76,11 @@ class VerifyPanel : public QWidget {
   void addInputRow(const QString& key, const QString& shape, const QString& dtype);
   /// The rows last run on this file ("key=shape:dtype"), when remembered.
   QStringList rememberedRows() const;
-  void rememberRows() const;
+  /// The input table as KEY=SHAPE:DTYPE rows.
+  QStringList inputRows() const;
+  /// Keeps `rows` for this file (QSettings), offered when it is opened again.
+  void rememberRows(const QStringList& rows) const;
+  QStringList ranRows_;  ///< the rows of the run in progress
   enum class Outcome { Info, Passed, Failed, Error };
   /// Sets the one-line summary (coloured by `outcome`) and the detail behind "Details".
   void setSummary(const QString& text, Outcome outcome, const QString& detail = {});

@@ -168,7 +168,15 @@ std::string nameInFrame(const Node& n, const std::string& scope) {
     local = name.substr(prefix.size());
   const bool endsWithLocal = !local.empty() && local.size() < name.size() &&
                              name.compare(name.size() - local.size(), local.size(), local) == 0;
-  return endsWithLocal ? local : name;
+  if (endsWithLocal) return local;
+  // A module called again is named with a count (`layer1_0_relu_1` for layer1.0.relu): "relu_1".
+  if (n.op() == OpKind::CallModule && !local.empty()) {
+    const std::string whole = mangled(n.target()) + "_";
+    if (name.size() > whole.size() && name.compare(0, whole.size(), whole) == 0 &&
+        name.find_first_not_of("0123456789", whole.size()) == std::string::npos)
+      return local + name.substr(whole.size() - 1);
+  }
+  return name;
 }
 
 const char* tdfxColor(OpKind op) {
@@ -356,11 +364,15 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         v.scope = folded;
         std::string type = scopeTypes.count(folded) ? lastPart(scopeTypes[folded]) : "";
         if (tdTitles.count(folded)) type = tdTitles[folded];
-        v.lines = {folded, type};
+        v.cluster = innermostCluster(chain, folded);
+        // Named within the frame around it, as an expanded module's nodes are ("encoder_layer_0"
+        // inside encoder.layers); FX's picture has no frames and keeps the path.
+        const std::string parent = v.cluster.empty() ? std::string() : v.cluster.substr(clusterId("").size());
+        const bool inFrame = !fx && !parent.empty() && folded.compare(0, parent.size() + 1, parent + ".") == 0;
+        v.lines = {inFrame ? folded.substr(parent.size() + 1) : folded, type};
         v.fillColor = fx ? "LemonChiffon1" : kCollapsedColor;
         v.shape = fx ? "record" : "box3d";
         if (fx) v.recordLabel = "{" + recordEscape(folded) + "|" + recordEscape(type) + "\\n}";
-        v.cluster = innermostCluster(chain, folded);
         collapsedIndex[folded] = view.nodes.size();
         view.nodes.push_back(v);
         it = collapsedIndex.find(folded);

@@ -95,6 +95,12 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   EXPECT_NE(panel->summary().toStdString().find("Linear (in_features 8)"), std::string::npos)
       << panel->summary().toStdString();
   EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+  {  // the "result" column holds its text whole, however narrow the dock
+    const QTableWidget* results = panel->resultTable();
+    ASSERT_GE(results->rowCount(), 1);
+    const QString text = results->item(0, 6)->text();
+    EXPECT_GE(results->columnWidth(6), results->fontMetrics().horizontalAdvance(text)) << text.toStdString();
+  }
   panel->inputTable()->item(0, 1)->setText(QStringLiteral("5x8"));
   EXPECT_TRUE(verifyAndWait(w));
   // Another file, then this one again: the shape last run is back.

@@ -587,34 +587,4 @@ void MainWindow::onCodeCursorMoved() {
   }
 }
 
-// ---- Verify -----------------------------------------------------------------------------------
-
-void MainWindow::runVerify() { verify_->run(); }
-
-void MainWindow::onVerified(const VerifyRun& run) {
-  if (!session_ || run.session != session_) return;  // a run of a model no longer open
-  if (!run.report) {
-    resetRunOverlays();  // nothing to show: the overlays asked for stay off
-    Q_EMIT verified(false);
-    return;
-  }
-  report_ = run.report;
-  showModelSummary();  // the output shapes of this run
-  layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
-  try {
-    // The verify worker only read the graph; the GUI thread stores the shapes and times.
-    applyRunRecords(*session_->traced.traced.graph, run.records);
-  } catch (const Error& e) {
-    status_->setText(QString::fromStdString(e.what()));
-  }
-  if (options_.shapes) {
-    if (report_->divergence) selectAfterLayout_ = QString::fromStdString(report_->divergence->node);
-    relayoutCurrent();
-  } else {
-    applyOverlays();
-    if (report_->divergence) selectAndCenter(shownAs(QString::fromStdString(report_->divergence->node)));
-  }
-  Q_EMIT verified(report_->passed());
-}
-
 }  // namespace tdfx::ui

@@ -1,13 +1,16 @@
-// MainWindow's overlays: differing nodes, time colouring and its legend, shapes and input checks,
-// and the picture as shown (what File > Export writes).
+// MainWindow's runs and overlays: a verify run's result, differing nodes, time colouring and its
+// legend, shapes and input checks, and the picture as shown (what File > Export writes).
 #include <QAction>
+#include <QLabel>
 #include <QSignalBlocker>
 #include <algorithm>
 
+#include "tdfx/runtime/graph_module.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/verify_panel.h"
 
 namespace tdfx::ui {
 
@@ -120,6 +123,36 @@ void MainWindow::setTimeOverlay(bool on) {
     return;
   }
   applyOverlays();
+}
+
+// ---- Verify -----------------------------------------------------------------------------------
+
+void MainWindow::runVerify() { verify_->run(); }
+
+void MainWindow::onVerified(const VerifyRun& run) {
+  if (!session_ || run.session != session_) return;  // a run of a model no longer open
+  if (!run.report) {
+    resetRunOverlays();  // nothing to show: the overlays asked for stay off
+    Q_EMIT verified(false);
+    return;
+  }
+  report_ = run.report;
+  layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
+  try {
+    // The verify worker only read the graph; the GUI thread stores the shapes and times.
+    applyRunRecords(*session_->traced.traced.graph, run.records);
+  } catch (const Error& e) {
+    status_->setText(QString::fromStdString(e.what()));
+  }
+  showModelSummary();  // the shapes of this run, inputs (from the records) and outputs
+  if (options_.shapes) {
+    if (report_->divergence) selectAfterLayout_ = QString::fromStdString(report_->divergence->node);
+    relayoutCurrent();
+  } else {
+    applyOverlays();
+    if (report_->divergence) selectAndCenter(shownAs(QString::fromStdString(report_->divergence->node)));
+  }
+  Q_EMIT verified(report_->passed());
 }
 
 }  // namespace tdfx::ui

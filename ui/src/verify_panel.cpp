@@ -136,7 +136,7 @@ VerifyPanel::VerifyPanel(QWidget* parent)
 
   results_->setHorizontalHeaderLabels(
       {tr("out key"), tr("shape"), tr("dtype"), tr("max |\u0394|"), tr("max rel \u0394"), tr("bitwise"), tr("result")});
-  results_->horizontalHeader()->setStretchLastSection(true);
+  results_->horizontalHeader()->setStretchLastSection(false);
   results_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   // One line that never grows the dock: long text is cut here and is whole in the tooltip.
   summary_->setWordWrap(false);
@@ -356,10 +356,14 @@ void VerifyPanel::showReport(const VerifyReport& report) {
                             k.matches ? tr("equal") : tr("DIFFERS %1").arg(QString::fromStdString(k.problem))};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(cells[c]);
       if (!k.matches) item->setForeground(QColor("#E01B24"));
       results_->setItem(row, c, item);
     }
   }
+  // Each column as wide as what it holds (the "result" column was cut when the dock was narrow);
+  // the table scrolls sideways rather than clipping.
+  results_->resizeColumnsToContents();
   QString text = tr("%1 \u2014 eager %2 ms, traced %3 ms; %4")
                      .arg(report.passed() ? tr("PASSED: traced outputs equal eager outputs") : tr("DIFFERS: outputs differ"))
                      .arg(report.eagerSeconds * 1e3, 0, 'f', 2)

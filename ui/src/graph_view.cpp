@@ -26,11 +26,35 @@ void GraphView::scaleChanged() {
   // Antialiasing thousands of tiny shapes costs more than it shows: only when zoomed in enough.
   setRenderHint(QPainter::Antialiasing, transform().m11() >= 0.25);
   if (minimap_) minimap_->refresh();
+  makeRoomForOverlays();
 }
 
 void GraphView::sceneChanged() {
   if (!minimap_ && scene()) minimap_ = new Minimap(this);
   if (minimap_) minimap_->refresh();
+  makeRoomForOverlays();
+}
+
+namespace {
+constexpr int kOverlayGap = 8;  // between an overlay and the window's edge, and the graph
+}
+
+int GraphView::legendRoom() const {
+  return legend_ && !legend_->isHidden() ? legend_->height() + 2 * kOverlayGap : 0;
+}
+
+QRect GraphView::legendGeometry() const { return legend_ && !legend_->isHidden() ? legend_->geometry() : QRect(); }
+
+void GraphView::makeRoomForOverlays() {
+  if (!scene()) return;
+  const double s = transform().m11();
+  const QRectF graph = scene()->sceneRect();
+  if (!(s > 0) || graph.isEmpty()) return;
+  const bool overview = minimap_ && !minimap_->isHidden();
+  const double right = overview ? (viewport()->width() - minimap_->geometry().left() + kOverlayGap) / s : 0;
+  const QRectF room = graph.adjusted(0, 0, right, legendRoom() / s);
+  // Setting the same rect again would still recompute the scroll bars.
+  if (room != sceneRect()) setSceneRect(room);
 }
 
 void GraphView::setOverviewEnabled(bool on) {
@@ -60,19 +84,21 @@ void GraphView::setLegend(const QList<QPair<QString, QColor>>& entries) {
   legend_->setVisible(!entries.isEmpty());
   legend_->adjustSize();
   placeLegend();
+  makeRoomForOverlays();
 }
 
 QStringList GraphView::legendLabels() const { return legendLabels_; }
 
 void GraphView::placeLegend() {
   // Lower left: the overview has the lower right, and graphs start at the top.
-  if (legend_) legend_->move(8, viewport()->height() - legend_->height() - 8);
+  if (legend_) legend_->move(kOverlayGap, viewport()->height() - legend_->height() - kOverlayGap);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   placeLegend();
   if (minimap_) minimap_->refresh();
+  makeRoomForOverlays();
 }
 
 void GraphView::zoomBy(double factor) {
@@ -107,8 +133,16 @@ void GraphView::showItem(const QGraphicsItem* item) {
 }
 
 void GraphView::fitAll() {
-  if (scene()) fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+  if (!scene() || scene()->sceneRect().isEmpty()) return scaleChanged();
+  // The whole graph above the legend, which has the lower left corner (fitInView would put the
+  // output of a small graph under it).
+  const QRectF r = scene()->sceneRect();
+  const double usableHeight = std::max(1, viewport()->height() - legendRoom() - 2 * kOverlayGap);
+  const double s = std::min((viewport()->width() - 2 * kOverlayGap) / r.width(), usableHeight / r.height());
+  resetTransform();
+  scale(s, s);
   scaleChanged();
+  centerOn(r.center().x(), r.center().y() + legendRoom() / (2 * s));
 }
 
 bool GraphView::fitsByWidth() const {

@@ -38,6 +38,8 @@ class GraphView : public QGraphicsView {
   QStringList legendLabels() const;
   /// Call after the scene's contents change.
   void sceneChanged();
+  /// The legend's place in the viewport (empty when there is none).
+  QRect legendGeometry() const;
   /// View > Overview: whether the overview may be shown at all.
   void setOverviewEnabled(bool on);
   bool overviewEnabled() const { return overviewEnabled_; }
@@ -51,6 +53,12 @@ class GraphView : public QGraphicsView {
   void scaleChanged();
 
   void placeLegend();
+  /// The legend's height with its margin, in pixels (0 when hidden): fitted graphs stay above it.
+  int legendRoom() const;
+  /// The view scrolls past the graph by the overlays' size (the overview to the right, the legend
+  /// below), so that nothing they cover is out of reach: the view's scene rect is the graph's
+  /// grown by them, in scene units at the current zoom.
+  void makeRoomForOverlays();
 
   Minimap* minimap_ = nullptr;
   QLabel* legend_ = nullptr;

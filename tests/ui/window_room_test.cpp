@@ -1,0 +1,66 @@
+// Everything in the graph can be brought into view: the overview and the legend float over the
+// picture, so the view scrolls past the graph by their size; and a small window still leaves the
+// graph a usable part of itself.
+#include <QApplication>
+#include <QScrollBar>
+#include <QTest>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "tdfx/ui/minimap.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+/// Where the graph's far corner (lower right) is in the viewport with both scroll bars at their end.
+QPointF farCornerScrolledToTheEnd(GraphView& view) {
+  view.horizontalScrollBar()->setValue(view.horizontalScrollBar()->maximum());
+  view.verticalScrollBar()->setValue(view.verticalScrollBar()->maximum());
+  return view.mapFromScene(view.scene()->sceneRect().bottomRight());
+}
+
+TEST(WindowRoom, TheLegendNeverCoversASmallGraph) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  const QRect legend = w.view()->legendGeometry();
+  ASSERT_FALSE(legend.isEmpty()) << "the tdfx style has a legend";
+  // The graph, fitted in the window, ends above the legend (its output is at the bottom).
+  const QRect graph = w.view()->mapFromScene(w.scene()->sceneRect()).boundingRect();
+  EXPECT_TRUE(w.view()->viewport()->rect().contains(graph)) << "all of it is in the window";
+  EXPECT_LE(graph.bottom(), legend.top()) << "the output is under the legend";
+  // Fit (F) keeps it above the legend too.
+  w.view()->fit();
+  EXPECT_LE(w.view()->mapFromScene(w.scene()->sceneRect()).boundingRect().bottom(), w.view()->legendGeometry().top());
+}
+
+TEST(WindowRoom, TheViewScrollsPastTheOverviewAndTheLegend) {
+  // A graph much larger than its window: the overview shows in the lower right corner.
+  SyntheticView big(6, 500, 400);
+  big.view.setLegend({{QStringLiteral("module"), QColor("#FFE699")}, {QStringLiteral("function"), QColor("#CFE2F3")}});
+  big.view.resetTransform();
+  big.view.scale(1, 1);
+  big.view.sceneChanged();
+  ASSERT_NE(big.view.minimap(), nullptr);
+  ASSERT_TRUE(big.view.minimap()->isVisible());
+  const QPointF corner = farCornerScrolledToTheEnd(big.view);
+  // Scrolled to the end, the graph's right edge is left of the overview and its bottom above the
+  // legend: what they covered has come out from under them.
+  EXPECT_LE(corner.x(), big.view.minimap()->geometry().left()) << "the overview covers the graph's right edge";
+  EXPECT_LE(corner.y(), big.view.legendGeometry().top()) << "the legend covers the graph's bottom";
+  // Zoomed in, the room is the overlays' size in pixels still.
+  big.view.zoomBy(2);
+  const QPointF zoomed = farCornerScrolledToTheEnd(big.view);
+  EXPECT_LE(zoomed.x(), big.view.minimap()->geometry().left());
+  EXPECT_GE(zoomed.x(), big.view.minimap()->geometry().left() - 40) << "no more room than needed";
+}
+
+}  // namespace
+}  // namespace tdfx::ui

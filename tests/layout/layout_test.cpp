@@ -89,6 +89,11 @@ TEST(Layout, FxStyleMatchesFxGraphDrawer) {
   ASSERT_NE(weight, nullptr);
   EXPECT_EQ(weight->fillColor, "Salmon");
   EXPECT_EQ(weight->recordLabel, "{_0_fc1.weight|op_code=get_parametertorch.float32[50, 100]\\n}");
+  // The DOT export keeps FxGraphDrawer's text (no break after get_parameter); a picture breaks it.
+  EXPECT_NE(renderView(view, ExportFormat::Dot).find("op_code=get_parametertorch.float32[50, 100]"), std::string::npos);
+  const std::string svg = renderView(view, ExportFormat::Svg);
+  EXPECT_EQ(svg.find("get_parametertorch"), std::string::npos);
+  EXPECT_NE(svg.find(">op_code=get_parameter</text>"), std::string::npos);
   EXPECT_TRUE(view.clusters.empty());
 }
 

@@ -75,8 +75,9 @@ using GraphPtr = std::unique_ptr<Agraph_t, GraphDeleter>;
 constexpr double kPadX = 16, kPadY = 10;
 
 // Builds the cgraph graph. With `measure`, nodes get fixed sizes from measured text (for layouts
-// drawn by the caller); without, Graphviz sizes and draws the labels itself (for rendering).
-GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
+// drawn by the caller); without, Graphviz sizes and draws the labels itself (for rendering). A
+// picture draws record labels as pictureRecordLabel says; `exactDot` keeps them as they are.
+GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure, bool exactDot = false) {
   GraphPtr g(agopen(cstr(view.name.c_str()), Agdirected, nullptr));
   const bool fx = view.style == ViewStyle::Fx;
   set(g.get(), "rankdir", view.rankdir == "LR" ? "LR" : "TB");
@@ -135,7 +136,7 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure) {
     set(n, "style", fx ? "filled,rounded" : "filled");
     set(n, "fillcolor", v.fillColor);
     if (!v.recordLabel.empty()) {
-      set(n, "label", v.recordLabel);
+      set(n, "label", exactDot ? v.recordLabel : pictureRecordLabel(v.recordLabel));
     } else {
       set(n, "label", plainLabel(v.lines));
       if (!fx) {
@@ -299,7 +300,7 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
     return svgFromLayout(view, layoutComposed(view, defaultTextMeasure()));
   std::lock_guard<std::mutex> lock(graphvizMutex());
   GVC_t* gvc = context();
-  GraphPtr g = buildGraph(view, nullptr);
+  GraphPtr g = buildGraph(view, nullptr, /*exactDot=*/format == ExportFormat::Dot);
   if (format == ExportFormat::Dot) {
     char* buffer = nullptr;
     size_t size = 0;

@@ -49,7 +49,17 @@ std::string colorToHex(const std::string& color) {
   return it != x11.end() ? it->second : (color.empty() ? "#FFFFFF" : color);
 }
 
-std::vector<std::string> recordLines(const std::string& label) {
+std::string pictureRecordLabel(const std::string& recordLabel) {
+  static const std::string kParameter = "|op_code=get_parameter";
+  const size_t at = recordLabel.find(kParameter);
+  if (at == std::string::npos) return recordLabel;
+  const size_t end = at + kParameter.size();
+  if (end >= recordLabel.size() || recordLabel[end] == '\\' || recordLabel[end] == '}') return recordLabel;
+  return recordLabel.substr(0, end) + "\\n" + recordLabel.substr(end);
+}
+
+std::vector<std::string> recordLines(const std::string& recordLabel) {
+  const std::string label = pictureRecordLabel(recordLabel);
   std::vector<std::string> lines;
   std::string current;
   const auto flush = [&] {

@@ -19,7 +19,14 @@ std::string raiseFrameTitles(const std::string& graphvizSvg);
 /// Text escaped for XML content and attribute values (also Graphviz's HTML-like labels).
 std::string xmlEscape(const std::string& text);
 
-/// The text lines of a Graphviz record label ("{name=%x|op_code=...\n}").
+/// The text lines of a Graphviz record label ("{name=%x|op_code=...\n}"), as pictures draw them
+/// (see pictureRecordLabel).
 std::vector<std::string> recordLines(const std::string& recordLabel);
+
+/// A record label as pictures draw it. FxGraphDrawer 1.13 writes a parameter node's label without a
+/// break between `op_code=get_parameter` and the tensor (`get_parametertorch.float32[50, 100]`,
+/// an operator-precedence slip in graph_drawer.py). The DOT export keeps that text byte for byte;
+/// pictures put the break in.
+std::string pictureRecordLabel(const std::string& recordLabel);
 
 }  // namespace tdfx

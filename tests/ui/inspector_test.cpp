@@ -6,6 +6,7 @@
 #include <QTest>
 #include <QTextBrowser>
 #include <gtest/gtest.h>
+#include <set>
 
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
@@ -87,6 +88,58 @@ TEST(Inspector, AModuleLinkShowsItsFrameAndACollapsedModuleSaysWhatItHolds) {
   EXPECT_NE(text.find("LayerNorm \u00d71, Linear \u00d76"), std::string::npos) << text;
   EXPECT_NE(text.find("inputs:"), std::string::npos) << text;
   EXPECT_NE(text.find("outputs:"), std::string::npos) << text;
+}
+
+TEST(Inspector, AfterAStyleSwitchItShowsNoNodeThePictureLacks) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Fx); }));
+  w.selectNode(QStringLiteral("_0_fc1.weight"));  // FxGraphDrawer's parameter node: the tdfx style has none
+  ASSERT_EQ(w.scene()->selectedNode().toStdString(), "_0_fc1.weight");
+  ASSERT_TRUE(w.inspector()->toPlainText().contains(QStringLiteral("_0_fc1.weight")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Tdfx); }));
+  EXPECT_TRUE(w.scene()->selectedNode().isEmpty());
+  EXPECT_FALSE(w.inspector()->toPlainText().contains(QStringLiteral("_0_fc1.weight")))
+      << w.inspector()->toPlainText().toStdString();
+  // A node both styles draw stays selected and shown across the switch.
+  w.selectNode(QStringLiteral("relu"));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(ViewStyle::Fx); }));
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "relu");
+  EXPECT_TRUE(w.inspector()->toPlainText().contains(QStringLiteral("relu")));
+  EXPECT_EQ(w.codeEditor()->extraSelections().size(), 1);
+}
+
+TEST(Inspector, ACollapsedModuleHighlightsItsCodeNotANodeInsideIt) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
+  const std::string scope = "0.module.stages.1";
+  std::string inside;
+  for (const ViewNode& n : w.session()->view.nodes)
+    if (n.kind == ViewNode::Kind::Op && n.cluster.rfind("cluster_" + scope + ".", 0) == 0 &&
+        w.session()->code().nodeLines.count(n.id)) {
+      inside = n.id;
+      break;
+    }
+  ASSERT_FALSE(inside.empty());
+  w.selectNode(QString::fromStdString(inside));
+  ASSERT_EQ(w.codeEditor()->extraSelections().size(), 1);
+  EXPECT_EQ(w.codeEditor()->extraSelections().first().cursor.blockNumber() + 1, w.session()->code().nodeLines.at(inside));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.collapseScope(QString::fromStdString(scope)); }));
+  const std::string selected = w.scene()->selectedNode().toStdString();
+  const ViewNode* collapsed = w.session()->view.findNode(selected);
+  ASSERT_NE(collapsed, nullptr) << selected;
+  EXPECT_EQ(collapsed->kind, ViewNode::Kind::Collapsed);
+  EXPECT_EQ(collapsed->scope, scope);
+  EXPECT_NE(w.inspector()->toPlainText().toStdString().find("type: "), std::string::npos) << "the module, described";
+  // Every statement of the module is highlighted, the one selected before among them.
+  std::set<int> lines;
+  for (const std::string& ir : collapsed->irNodes)
+    if (auto it = w.session()->code().nodeLines.find(ir); it != w.session()->code().nodeLines.end()) lines.insert(it->second);
+  std::set<int> highlighted;
+  for (const auto& selection : w.codeEditor()->extraSelections()) highlighted.insert(selection.cursor.blockNumber() + 1);
+  EXPECT_GT(lines.size(), 1u);
+  EXPECT_EQ(highlighted, lines);
 }
 
 TEST(Inspector, TheModelPanelSaysWhatTheFileIsAndHolds) {

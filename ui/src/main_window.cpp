@@ -447,6 +447,7 @@ void MainWindow::onLaidOut() {
   } else {
     view_->showStart();
   }
+  showSelectionAfterRelayout();
   syncDepthBox();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   status_->setText(tr("%1 nodes, %2 edges; layout %3 ms, drawing %4 ms")
@@ -531,60 +532,6 @@ void MainWindow::collapseScope(const QString& scope) {
   if (const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString()); v && !v->irNodes.empty())
     selectAfterLayout_ = QString::fromStdString(v->irNodes.front());
   relayoutCurrent();
-}
-
-// ---- Selection, inspector, code ---------------------------------------------------------------
-
-void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
-
-void MainWindow::showNode(const QString& id) {
-  if (!navigating_ && !id.isEmpty() && id != current_) {
-    if (!current_.isEmpty()) back_ << current_;
-    forward_.clear();
-  }
-  if (!id.isEmpty()) current_ = id;
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
-  if (!session_ || id.isEmpty()) return;
-  const Graph& g = session_->graph();
-  const Node* node = g.findNode(id.toStdString());
-  if (!node) {
-    const ViewNode* v = session_->view.findNode(id.toStdString());
-    QString text = id;
-    if (v && v->kind == ViewNode::Kind::Collapsed)
-      text = describeScope(*v, g, session_->traced.traced.scopeTypes);
-    else if (v && v->kind == ViewNode::Kind::Key)
-      text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
-    inspector_->setPlainText(text);
-    return;
-  }
-  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code));
-  // Scroll the code to the node's statement and highlight it.
-  const auto& lines = session_->traced.code.nodeLines;
-  auto it = lines.find(node->name());
-  if (it == lines.end()) return;
-  QTextBlock block = code_->document()->findBlockByNumber(it->second - 1);
-  syncingCode_ = true;
-  QTextCursor cursor(block);
-  code_->setTextCursor(cursor);
-  syncingCode_ = false;
-  QTextEdit::ExtraSelection line;
-  line.format.setBackground(theme_ == Theme::Dark ? QColor("#5A4A14") : QColor("#FFF3C4"));
-  line.format.setProperty(QTextFormat::FullWidthSelection, true);
-  line.cursor = cursor;
-  code_->setExtraSelections({line});
-  code_->centerCursor();
-}
-
-void MainWindow::onCodeCursorMoved() {
-  if (syncingCode_ || !session_) return;
-  const int line = code_->textCursor().blockNumber() + 1;
-  for (const auto& [name, l] : session_->traced.code.nodeLines) {
-    if (l != line) continue;
-    const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
-    if (scene_->nodeItem(id)) selectAndCenter(id);
-    return;
-  }
 }
 
 }  // namespace tdfx::ui

@@ -1,9 +1,12 @@
 // MainWindow's navigation: history of selections (back/forward), the inspector's links, search with
-// every match marked, and the nodes that read or write the keys selected in the Keys panel.
+// every match marked, the nodes that read or write the keys selected in the Keys panel, and the
+// selected node in the inspector and the code.
 #include <QGraphicsItem>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QTabWidget>
+#include <QTextBrowser>
+#include <QAction>
 #include <QTextBlock>
 #include <QUrl>
 #include <QLineEdit>
@@ -11,6 +14,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "node_description.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
@@ -199,6 +203,88 @@ QSet<QString> MainWindow::keyUseNodes() const {
   for (const QString& id : viewIdsUsingKeys(markedKeys_))
     if (scene_->nodeItem(id)) ids.insert(id);  // out-key nodes exist only in the tdfx style
   return ids;
+}
+
+// ---- Selection, inspector, code ---------------------------------------------------------------
+
+void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
+
+void MainWindow::showNode(const QString& id) {
+  if (!navigating_ && !id.isEmpty() && id != current_) {
+    if (!current_.isEmpty()) back_ << current_;
+    forward_.clear();
+  }
+  if (!id.isEmpty()) current_ = id;
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
+  if (!session_ || id.isEmpty()) return;
+  const Graph& g = session_->graph();
+  const Node* node = g.findNode(id.toStdString());
+  if (!node) {
+    const ViewNode* v = session_->view.findNode(id.toStdString());
+    QString text = id;
+    if (v && v->kind == ViewNode::Kind::Collapsed)
+      text = describeScope(*v, g, session_->traced.traced.scopeTypes);
+    else if (v && v->kind == ViewNode::Kind::Key)
+      text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
+    inspector_->setPlainText(text);
+    // A collapsed module stands for its statements: those are highlighted, not one inside it.
+    highlightCode(v ? v->irNodes : std::vector<std::string>{});
+    return;
+  }
+  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code));
+  highlightCode({node->name()});
+}
+
+void MainWindow::highlightCode(const std::vector<std::string>& irNodes) {
+  const auto& lines = session_->traced.code.nodeLines;
+  QList<QTextEdit::ExtraSelection> marked;
+  QTextCursor first;
+  constexpr int kMostLines = 5000;  // a collapsed encoder of a huge net: its start is enough
+  for (const std::string& name : irNodes) {
+    auto it = lines.find(name);
+    if (it == lines.end() || marked.size() >= kMostLines) continue;
+    QTextEdit::ExtraSelection line;
+    line.format.setBackground(theme_ == Theme::Dark ? QColor("#5A4A14") : QColor("#FFF3C4"));
+    line.format.setProperty(QTextFormat::FullWidthSelection, true);
+    line.cursor = QTextCursor(code_->document()->findBlockByNumber(it->second - 1));
+    if (first.isNull() || line.cursor.position() < first.position()) first = line.cursor;
+    marked << line;
+  }
+  code_->setExtraSelections(marked);
+  if (first.isNull()) return;
+  // Scroll the code to the (first) statement.
+  syncingCode_ = true;
+  code_->setTextCursor(first);
+  syncingCode_ = false;
+  code_->centerCursor();
+}
+
+void MainWindow::clearInspector() {
+  inspector_->clear();
+  code_->setExtraSelections({});
+}
+
+void MainWindow::showSelectionAfterRelayout() {
+  if (!scene_->selectedNode().isEmpty() || current_.isEmpty()) return;
+  // What the inspector showed is not drawn under its id any more: inside a collapsed module now
+  // (select that), or a node of the other style (an FX-style parameter node): nothing to show.
+  const QString shown = shownAs(current_);
+  if (!scene_->nodeItem(shown)) return clearInspector();
+  navigating_ = true;  // the same selection, drawn differently: not a step in the history
+  scene_->selectNode(shown);
+  navigating_ = false;
+}
+
+void MainWindow::onCodeCursorMoved() {
+  if (syncingCode_ || !session_) return;
+  const int line = code_->textCursor().blockNumber() + 1;
+  for (const auto& [name, l] : session_->traced.code.nodeLines) {
+    if (l != line) continue;
+    const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
+    if (scene_->nodeItem(id)) selectAndCenter(id);
+    return;
+  }
 }
 
 }  // namespace tdfx::ui

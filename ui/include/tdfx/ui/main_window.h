@@ -175,6 +175,12 @@ class MainWindow : public QMainWindow {
   void onLoaded();
   void onVerified(const VerifyRun& run);
   void showNode(const QString& id);
+  /// Highlights the statements of `irNodes` in the code and scrolls to the first; none clears.
+  void highlightCode(const std::vector<std::string>& irNodes);
+  void clearInspector();
+  /// After a new picture of the same model: the inspector and the code follow what is selected
+  /// now, and never show a node the picture no longer draws.
+  void showSelectionAfterRelayout();
   void onCodeCursorMoved();
   /// A link in the inspector: node:NAME selects it, scope:PATH shows that module, code:LINE opens
   /// the code at that line.

@@ -33,7 +33,8 @@ TEST(VerifyErrors, AWrongShapeShowsItsCauseOnOneLineAndTheTracebackOnDemand) {
   w.show();
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   VerifyPanel* panel = w.verifyPanel();
-  auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
+  QDockWidget* dock = nullptr;  // the panel sits in a scroll area in the dock
+  for (QWidget* p = panel->parentWidget(); p && !dock; p = p->parentWidget()) dock = qobject_cast<QDockWidget*>(p);
   ASSERT_NE(dock, nullptr);
   QTest::qWait(100);  // the window's first layout settles
   const int dockHeight = dock->height();

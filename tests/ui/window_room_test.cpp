@@ -2,6 +2,8 @@
 // picture, so the view scrolls past the graph by their size; and a small window still leaves the
 // graph a usable part of itself.
 #include <QApplication>
+#include <QDockWidget>
+#include <QStatusBar>
 #include <QScrollBar>
 #include <QTest>
 #include <gtest/gtest.h>
@@ -60,6 +62,28 @@ TEST(WindowRoom, TheViewScrollsPastTheOverviewAndTheLegend) {
   const QPointF zoomed = farCornerScrolledToTheEnd(big.view);
   EXPECT_LE(zoomed.x(), big.view.minimap()->geometry().left());
   EXPECT_GE(zoomed.x(), big.view.minimap()->geometry().left() - 40) << "no more room than needed";
+}
+
+TEST(WindowRoom, ASmallWindowLeavesTheGraphItsShare) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(710, 444);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  QTest::qWait(50);
+  EXPECT_EQ(w.size(), QSize(710, 444)) << "the docks' minimum sizes must fit in the window";
+  // The graph had 80 px of height here, squeezed by docks that kept their sizes.
+  EXPECT_GE(w.view()->height(), 0.3 * w.height()) << w.view()->height();
+  EXPECT_GE(w.view()->width(), 0.4 * w.width()) << w.view()->width();
+  // Verify (scrolled when it does not fit) ends above the status bar.
+  const QDockWidget* verify = w.findChild<QDockWidget*>(QStringLiteral("verify"));
+  ASSERT_NE(verify, nullptr);
+  EXPECT_LE(verify->geometry().bottom(), w.statusBar()->geometry().top()) << "Verify runs into the status bar";
+  // Grown again, the graph has more room, and the docks are usable still.
+  w.resize(1400, 900);
+  QTest::qWait(50);
+  EXPECT_GE(w.view()->height(), 0.4 * w.height());
+  EXPECT_GE(verify->height(), 80);
 }
 
 }  // namespace

@@ -81,8 +81,8 @@ void GraphView::setLegend(const QList<QPair<QString, QColor>>& entries) {
                 .arg(colour.name(), label.toHtmlEscaped());
   }
   legend_->setText(html + QStringLiteral("</table>"));
-  legend_->setVisible(!entries.isEmpty());
   legend_->adjustSize();
+  legendWanted_ = !entries.isEmpty();
   placeLegend();
   makeRoomForOverlays();
 }
@@ -91,7 +91,15 @@ QStringList GraphView::legendLabels() const { return legendLabels_; }
 
 void GraphView::placeLegend() {
   // Lower left: the overview has the lower right, and graphs start at the top.
-  if (legend_) legend_->move(kOverlayGap, viewport()->height() - legend_->height() - kOverlayGap);
+  if (!legend_) return;
+  // In a window too small for both, the graph goes first: the legend is a key, not content.
+  const bool fits = 3 * legend_->height() <= viewport()->height() && 3 * legend_->width() <= viewport()->width();
+  const bool show = legendWanted_ && fits;
+  if (show == legend_->isHidden()) {
+    legend_->setVisible(show);
+    makeRoomForOverlays();
+  }
+  legend_->move(kOverlayGap, viewport()->height() - legend_->height() - kOverlayGap);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QStatusBar>
 #include <QSpinBox>
 #include <QTabWidget>
@@ -85,12 +86,18 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   tabifyDockWidget(inspectorDock, modelDock);  // the inspector in front; the Model tab beside it
   inspectorDock->raise();
   QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
-  QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
+  // Scrolled when the window is small: its inputs, options and results must not take the graph's
+  // place (at 710x444 the graph was 80 px tall and the hint ran into the status bar).
+  auto* verifyScroll = new QScrollArea(this);
+  verifyScroll->setWidget(verify_);
+  verifyScroll->setWidgetResizable(true);
+  verifyScroll->setFrameShape(QFrame::NoFrame);
+  QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verifyScroll, Qt::BottomDockWidgetArea);
   // The graph gets most of the window; restoreSettings() may replace these sizes.
   resizeDocks({keysDock, codeDock}, {200, 440}, Qt::Horizontal);
   // At least its minimum: a dock asked to be smaller than that follows its size hint from then on,
   // and grows whenever its content (a result table) does.
-  resizeDocks({verifyDock}, {std::max(240, verifyDock->minimumSizeHint().height() + 8)}, Qt::Vertical);
+  resizeDocks({verifyDock}, {std::max(240, verify_->minimumSizeHint().height() + 8)}, Qt::Vertical);
 
   // Status bar: counts and timings, and while loading a busy indicator with Cancel.
   statusBar()->addWidget(status_, 1);

@@ -269,6 +269,43 @@ void MainWindow::keepOnScreen() {
   if (wanted != geometry()) setGeometry(wanted);
 }
 
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  giveTheGraphItsShare();
+}
+
+void MainWindow::giveTheGraphItsShare() {
+  // Docks keep their sizes as the window shrinks, so the graph alone would give way (to 80 px at
+  // 710x444). Below its share, the docks around it shrink in proportion to make it up.
+  constexpr double kGraphWidthShare = 0.45, kGraphHeightShare = 0.4;
+  QList<QDockWidget*> across, below;
+  int acrossWidth = 0, belowHeight = 0;
+  QSet<Qt::DockWidgetArea> areasSeen;
+  for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
+    if (dock->isHidden() || dock->isFloating()) continue;
+    const Qt::DockWidgetArea area = dockWidgetArea(dock);
+    if (areasSeen.contains(area)) continue;  // docks stacked or tabbed in one area share its size
+    areasSeen.insert(area);
+    if (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea) {
+      across << dock;
+      acrossWidth += dock->width();
+    } else {
+      below << dock;
+      belowHeight += dock->height();
+    }
+  }
+  const auto shrink = [this](const QList<QDockWidget*>& docks, int total, int graph, double share, Qt::Orientation o) {
+    const int room = graph + total;  // the graph and the docks beside it
+    if (docks.isEmpty() || total <= 0 || graph >= share * room) return;
+    const double keep = (1.0 - share) * room / total;
+    QList<int> sizes;
+    for (QDockWidget* dock : docks) sizes << std::max(1, int((o == Qt::Horizontal ? dock->width() : dock->height()) * keep));
+    resizeDocks(docks, sizes, o);
+  };
+  shrink(across, acrossWidth, view_->width(), kGraphWidthShare, Qt::Horizontal);
+  shrink(below, belowHeight, view_->height(), kGraphHeightShare, Qt::Vertical);
+}
+
 void MainWindow::saveSettings() const {
   QSettings settings;
   settings.setValue(QStringLiteral("geometry"), saveGeometry());

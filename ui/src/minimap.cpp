@@ -4,6 +4,7 @@
 
 #include <QMouseEvent>
 #include <QScrollBar>
+#include <algorithm>
 #include <cmath>
 
 namespace tdfx::ui {
@@ -67,7 +68,8 @@ void Minimap::placeInCorner() {
   if (tall()) {
     // A deep net whole would be a strip a few pixels wide: show its full width instead, as tall as
     // the window allows, following the main view down the graph.
-    const int w = kTallWidth, h = std::max(40, std::min(area.height() - 2 * kMargin, 2 * kMaxSide));
+    const int w = std::max(50, std::min(kTallWidth, area.width() / 4));
+    const int h = std::max(40, std::min(area.height() - 2 * kMargin, 2 * kMaxSide));
     setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
     const double s = (w - 4) / scene.width();
     setTransform(QTransform::fromScale(s, s));
@@ -75,8 +77,10 @@ void Minimap::placeInCorner() {
     return;
   }
   const double aspect = scene.width() / scene.height();
-  const int w = aspect >= 1 ? kMaxSide : std::max(40, int(kMaxSide * aspect));
-  const int h = aspect >= 1 ? std::max(40, int(kMaxSide / aspect)) : kMaxSide;
+  // In a small window the overview takes at most about a third of either side of the graph.
+  const int side = std::max(60, std::min({kMaxSide, area.width() / 3, area.height() * 2 / 5}));
+  const int w = aspect >= 1 ? side : std::max(40, int(side * aspect));
+  const int h = aspect >= 1 ? std::max(40, int(side / aspect)) : side;
   setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
 }
 

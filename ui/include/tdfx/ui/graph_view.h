@@ -33,7 +33,8 @@ class GraphView : public QGraphicsView {
   void showStart();
   /// The overview in the corner (created with the view; shown when the graph is larger than the window).
   Minimap* minimap() const { return minimap_; }
-  /// The legend in the view's lower left corner: what each colour means (hidden when empty).
+  /// The legend in the view's lower left corner: what each colour means (hidden when empty, and
+  /// while the view is under three times its size).
   void setLegend(const QList<QPair<QString, QColor>>& entries);
   QStringList legendLabels() const;
   /// Call after the scene's contents change.
@@ -63,6 +64,7 @@ class GraphView : public QGraphicsView {
   Minimap* minimap_ = nullptr;
   QLabel* legend_ = nullptr;
   QStringList legendLabels_;
+  bool legendWanted_ = false;  ///< it has entries (it is hidden while the window is too small for it)
   bool overviewEnabled_ = true;
 };
 

@@ -102,6 +102,8 @@ class MainWindow : public QMainWindow {
   /// Shrinks and moves the window into its screen's available area (done after restoring a saved
   /// geometry, which may come from a larger screen or another scale factor).
   void keepOnScreen();
+  /// The graph keeps at least about half the window: the docks beside and below it shrink.
+  void giveTheGraphItsShare();
   bool followsFileChanges() const;
   /// The Changes panel: one row per difference from the previous version of the followed file.
   QListWidget* changesList() const { return changesList_; }
@@ -160,6 +162,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 

@@ -69,6 +69,21 @@ TEST(Layout, TdfxStyleShowsKeysAndShortLabels) {
   EXPECT_FALSE(view.legend.empty());
 }
 
+TEST(Layout, AModuleCalledAgainIsNamedWithinItsFrame) {
+  // TwiceFc calls its fc twice: FX names the calls _0__0_fc and _0__0_fc_1. Inside the frame of
+  // that module the labels read fc and fc_1 (the frame names the rest), as resnet's second
+  // layer1.0.relu reads relu_1 inside frame layer1.0.
+  const GraphModule gm = traceFixture("nested_sequential.pt");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx, std::nullopt, true));
+  const ViewNode* first = view.findNode("_0__0_fc");
+  const ViewNode* again = view.findNode("_0__0_fc_1");
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(again, nullptr);
+  EXPECT_FALSE(again->cluster.empty());
+  EXPECT_EQ(first->lines.back(), "fc") << first->lines.back();
+  EXPECT_EQ(again->lines.back(), "fc_1") << again->lines.back();
+}
+
 TEST(Layout, FxStyleMatchesFxGraphDrawer) {
   const GraphModule gm = traceFixture("seed_sequential.pt");
   const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Fx));

@@ -1,5 +1,6 @@
 #include "tdfx/layout/view_graph.h"
 
+#include <cctype>
 #include <algorithm>
 #include <unordered_map>
 
@@ -169,12 +170,17 @@ std::string nameInFrame(const Node& n, const std::string& scope) {
   const bool endsWithLocal = !local.empty() && local.size() < name.size() &&
                              name.compare(name.size() - local.size(), local.size(), local) == 0;
   if (endsWithLocal) return local;
-  // A module called again is named with a count (`layer1_0_relu_1` for layer1.0.relu): "relu_1".
+  // A module called again is named with a count: `layer1_0_relu_1` for layer1.0.relu reads
+  // "relu_1", and in a TensorDict pipeline `_0__0_fc_1` for 0.module.0.module.fc reads "fc_1"
+  // (FX names those modules by another mangling, so the local part is matched from the end).
   if (n.op() == OpKind::CallModule && !local.empty()) {
-    const std::string whole = mangled(n.target()) + "_";
-    if (name.size() > whole.size() && name.compare(0, whole.size(), whole) == 0 &&
-        name.find_first_not_of("0123456789", whole.size()) == std::string::npos)
-      return local + name.substr(whole.size() - 1);
+    const size_t digits = name.find_last_not_of("0123456789");
+    if (digits != std::string::npos && digits + 1 < name.size() && name[digits] == '_') {
+      const std::string base = name.substr(0, digits);
+      if (base.size() > local.size() && base.compare(base.size() - local.size(), local.size(), local) == 0 &&
+          !std::isalnum(static_cast<unsigned char>(base[base.size() - local.size() - 1])))
+        return local + name.substr(digits);
+    }
   }
   return name;
 }

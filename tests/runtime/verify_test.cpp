@@ -81,6 +81,10 @@ TEST(Verify, JsonReportHasEveryField) {
   EXPECT_EQ(j["keys"][1]["bitwise_equal"], false);
   EXPECT_EQ(j["first_divergence"]["node"], "add");
   EXPECT_TRUE(j.contains("eager_seconds"));
+  ASSERT_FALSE(j["inputs"].empty());  // what the passes ran on: key, shape, dtype of each leaf
+  EXPECT_TRUE(j["inputs"][0]["key"].is_array());
+  EXPECT_TRUE(j["inputs"][0]["shape"].is_array());
+  EXPECT_EQ(j["inputs"][0]["dtype"], "float32");
   EXPECT_EQ(j["random_nodes"], nlohmann::json::array({"rand_like"}));
 }
 

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QTextBrowser>
 #include <gtest/gtest.h>
 
 #include "tdfx/ui/main_window.h"
@@ -95,6 +96,8 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "1x8");
   EXPECT_NE(panel->summary().toStdString().find("Linear (in_features 8)"), std::string::npos)
       << panel->summary().toStdString();
+  // The file has no example: the Model panel has no input shape until a run.
+  EXPECT_TRUE(w.modelPanel()->toPlainText().contains(QStringLiteral("shapes after a run")));
   EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
   {  // the "result" column holds its text whole, however narrow the dock
     const QTableWidget* results = panel->resultTable();
@@ -104,6 +107,11 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   }
   panel->inputTable()->item(0, 1)->setText(QStringLiteral("5x8"));
   EXPECT_TRUE(verifyAndWait(w));
+  {  // the Model panel shows the input shape the run used
+    const std::string model = w.modelPanel()->toPlainText().toStdString();
+    EXPECT_NE(model.find("[5, 8] float32"), std::string::npos) << model;
+    EXPECT_NE(model.find("as last run"), std::string::npos) << model;
+  }
   // Another file, then this one again: the shape last run is back.
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));

@@ -62,14 +62,27 @@ QString modelSummaryHtml(const ModelSession& session, const VerifyReport* report
                     .arg(c.toString(static_cast<qlonglong>(counts[k])))
                     .arg(tensors[k])
                     .arg(sizeText(bytes[k])));
+  // The shapes of the last run when there was one (a plain archive has no others), else the file's examples.
   QStringList inputs;
+  bool fromRun = false;
   for (const NestedKey& key : model.inKeys) {
     QString text = QString::fromStdString(keyToString(key)).toHtmlEscaped();
+    QString shape;
     for (const InputSpec& spec : model.exampleInputs)
-      if (spec.key == key) text += " " + QString::fromStdString(formatShape(spec.shape)) + " " + QString::fromStdString(dtypeToString(spec.dtype));
-    inputs << text;
+      if (spec.key == key) shape = QString::fromStdString(formatShape(spec.shape) + " " + dtypeToString(spec.dtype));
+    if (report)
+      for (const VerifyReport::Input& in : report->inputs)
+        if (in.key == key) {
+          shape = QString::fromStdString(formatShape(in.shape) + " " + in.dtype);
+          fromRun = true;
+        }
+    inputs << (shape.isEmpty() ? text : text + " " + shape.toHtmlEscaped());
   }
-  html += row(QObject::tr("input keys"), inputs.join(QStringLiteral("<br>")));
+  const bool anyShape = fromRun || !model.exampleInputs.empty();
+  html += row(QObject::tr("input keys"),
+              inputs.join(QStringLiteral("<br>")) +
+                  (fromRun ? QObject::tr("<br><i>as last run</i>")
+                           : anyShape ? QString() : QObject::tr("<br><i>shapes after a run (F5)</i>")));
   QStringList outputs;
   for (const NestedKey& key : model.outKeys) {
     QString text = QString::fromStdString(keyToString(key)).toHtmlEscaped();

@@ -208,6 +208,10 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
                     const VerifyOptions& options) {
   VerifyReport report;
   report.options = options;
+  for (const NestedKey& key : inputs.keys(/*includeNested=*/true, /*leavesOnly=*/true)) {
+    const at::Tensor& t = inputs.get(key);
+    report.inputs.push_back({key, t.sizes().vec(), dtypeToString(t.scalar_type())});
+  }
   TensorDict eagerOut, tracedOut;
   // Each pass runs twice; the first results are compared, the faster time of the two is reported
   // (the first run of a TorchScript module pays one-off costs).
@@ -305,6 +309,8 @@ std::string reportToJson(const VerifyReport& r) {
   j["rtol"] = r.options.rtol;
   j["eager_seconds"] = r.eagerSeconds;
   j["traced_seconds"] = r.tracedSeconds;
+  j["inputs"] = nlohmann::json::array();
+  for (const auto& in : r.inputs) j["inputs"].push_back({{"key", in.key.parts()}, {"shape", in.shape}, {"dtype", in.dtype}});
   j["keys"] = nlohmann::json::array();
   for (const auto& k : r.keys) {
     j["keys"].push_back({{"key", k.key.parts()},

@@ -144,6 +144,9 @@ VerifyReport reportFromJson(const json& j) {
   r.options.rtol = j.at("rtol").get<double>();
   r.eagerSeconds = j.at("eager_seconds").get<double>();
   r.tracedSeconds = j.at("traced_seconds").get<double>();
+  if (j.contains("inputs"))
+    for (const json& in : j.at("inputs"))
+      r.inputs.push_back({keyFromJson(in.at("key")), in.at("shape").get<std::vector<int64_t>>(), in.at("dtype").get<std::string>()});
   for (const json& k : j.at("keys")) {
     KeyComparison c;
     c.key = keyFromJson(k.at("key"));

@@ -44,6 +44,13 @@ struct Divergence {
 /// The result of verify: one comparison per out key, the time of each pass, and, when some key
 /// differs, the first differing node. Plain data; passed() is true when there are no keys (nothing written).
 struct VerifyReport {
+  /// An input the passes ran on: its key, shape and dtype ("float32").
+  struct Input {
+    NestedKey key;
+    std::vector<int64_t> shape;
+    std::string dtype;
+  };
+  std::vector<Input> inputs;  ///< every leaf of the input TensorDict, in its key order
   std::vector<KeyComparison> keys;
   double eagerSeconds = 0.0;
   double tracedSeconds = 0.0;

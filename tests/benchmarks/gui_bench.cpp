@@ -1,8 +1,9 @@
 // GUI benchmarks, rendered offscreen (QT_QPA_PLATFORM=offscreen is set unless a platform is given):
-//   tdfx_gui_bench --open [--expand-all] [--repeat N] FILE...
+//   tdfx_gui_bench --open [--expand-all] [--spare] [--repeat N] FILE...
 //       time from MainWindow::openFile to the first frame of the whole window (load, trace,
 //       layout, scene, paint), per file, median of N runs, one window per run; and the GUI
-//       thread's longest stall during the open and a relayout.
+//       thread's longest stall during the open and a relayout. --spare: as the app opens a file
+//       after the window was idle, served by the spare worker warmed meanwhile.
 //   tdfx_gui_bench --cancel [--repeat N] FILE
 //       FILE's forward never ends (tests/fixtures' endless.pt): a verify runs 0.5 s, then Cancel;
 //       time from Cancel to the panel saying so and to the worker process gone, and the GUI
@@ -31,6 +32,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/verify_panel.h"
 #include "tdfx/worker/model_worker.h"
 
@@ -76,7 +78,7 @@ bool openAndWait(tdfx::ui::MainWindow& w, const std::string& file) {
   return false;
 }
 
-int openBenchmark(const std::vector<std::string>& files, bool expandAll, int repeat) {
+int openBenchmark(const std::vector<std::string>& files, bool expandAll, int repeat, bool spare) {
   for (const std::string& file : files) {
     std::vector<double> seconds, stalls;
     int nodes = 0;
@@ -86,6 +88,12 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       w.resize(1600, 1000);
       w.show();
       if (expandAll) w.setExpandAll(true);
+      if (spare) {  // as in the app: a worker warmed while the window was idle serves the open
+        w.spareWorker()->setEnabled(true);
+        QSignalSpy readied(w.spareWorker(), &tdfx::ui::SpareWorker::readied);
+        w.spareWorker()->refill(tdfx::WorkerLimits{}, 0);
+        if (!readied.wait(60000)) return 1;
+      }
       QCoreApplication::processEvents();
       // The GUI thread's longest stall while the file loads (worker), the scene is built and first
       // painted (GUI thread), then expands again.
@@ -105,8 +113,9 @@ int openBenchmark(const std::vector<std::string>& files, bool expandAll, int rep
       stalls.push_back(stall.longestMs());
     }
     const std::string name = file.substr(file.find_last_of('/') + 1);
-    std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s); longest GUI stall %.0f ms\n",
-                name.c_str(), nodes, median(seconds), repeat, expandAll ? ", expanded" : "", median(stalls));
+    std::printf("open-to-first-frame %-24s %6d nodes  %7.3f s  (median of %d%s%s); longest GUI stall %.0f ms\n",
+                name.c_str(), nodes, median(seconds), repeat, expandAll ? ", expanded" : "",
+                spare ? ", spare worker" : "", median(stalls));
     std::printf("  last open: %s\n", breakdown.c_str());
   }
   return 0;
@@ -189,7 +198,7 @@ int main(int argc, char** argv) {
   tdfx::startWorkerZygote();  // first, while the process has one thread
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  bool open = false, frames = false, cancel = false, expandAll = false;
+  bool open = false, frames = false, cancel = false, expandAll = false, spare = false;
   int repeat = 3, nodes = 10000;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
@@ -198,18 +207,19 @@ int main(int argc, char** argv) {
     else if (a == "--frames") frames = true;
     else if (a == "--cancel") cancel = true;
     else if (a == "--expand-all") expandAll = true;
+    else if (a == "--spare") spare = true;
     else if (a == "--repeat" && i + 1 < argc) repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--nodes" && i + 1 < argc) nodes = std::max(10, std::atoi(argv[++i]));
     else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
+      std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--spare] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
                  "--frames [--nodes N]\n");
       return 64;
     } else files.push_back(a);
   }
-  if (open) return openBenchmark(files, expandAll, repeat);
+  if (open) return openBenchmark(files, expandAll, repeat, spare);
   if (frames) return frameBenchmark(nodes);
   if (cancel && files.size() == 1) return cancelBenchmark(files[0], repeat);
-  std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
+  std::fprintf(stderr, "usage: tdfx_gui_bench --open [--expand-all] [--spare] [--repeat N] FILE... | --cancel [--repeat N] FILE | "
                  "--frames [--nodes N]\n");
   return 64;
 }

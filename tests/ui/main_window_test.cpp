@@ -13,6 +13,7 @@
 
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/verify_panel.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
@@ -64,6 +65,39 @@ TEST(MainWindow, ExportsAndKeepsTheModelOnABadFile) {
   EXPECT_NE(w.lastError().toStdString().find("not a TorchScript archive"), std::string::npos);
   EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the open model is still shown
   ASSERT_NE(w.session(), nullptr);
+}
+
+TEST(MainWindow, AnOpenUsesTheSpareWorkerWarmedWhileTheWindowWasIdle) {
+  MainWindow w(/*interactive=*/false);
+  SpareWorker* spare = w.spareWorker();
+  ASSERT_NE(spare, nullptr);
+  EXPECT_FALSE(spare->enabled()) << "off in tests unless asked for";
+  spare->setEnabled(true);
+  QSignalSpy readied(spare, &SpareWorker::readied);
+  spare->refill(WorkerLimits{}, 0);
+  ASSERT_TRUE(readied.wait(30000));
+  ASSERT_TRUE(spare->ready());
+  const pid_t warmed = spare->sparePid();
+  ASSERT_GT(warmed, 0);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_EQ(w.session()->worker->pid(), warmed) << "the open was served by the spare";
+  EXPECT_TRUE(verifyAndWait(w));
+  // Idle again: another spare is warmed for the next open, a process of its own.
+  ASSERT_TRUE(readied.wait(30000));
+  EXPECT_TRUE(spare->ready());
+  EXPECT_NE(spare->sparePid(), warmed);
+  const pid_t next = spare->sparePid();
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  EXPECT_EQ(w.session()->worker->pid(), next);
+  // Turned off, the spare is stopped and opens start their own worker.
+  QSignalSpy again(spare, &SpareWorker::readied);
+  ASSERT_TRUE(again.wait(30000));
+  const pid_t dropped = spare->sparePid();
+  spare->setEnabled(false);
+  EXPECT_FALSE(spare->ready());
+  EXPECT_TRUE(testing::processEnds(dropped));
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  EXPECT_NE(w.session()->worker->pid(), dropped);
 }
 
 TEST(MainWindow, StyleSwitchRedrawsTheFxPicture) {

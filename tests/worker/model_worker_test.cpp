@@ -85,6 +85,33 @@ TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
   EXPECT_FALSE(worker.alive());
 }
 
+TEST(ModelWorker, APreparedWorkerServesTheNextOpen) {
+  ModelWorker worker;
+  EXPECT_FALSE(worker.prepared());
+  worker.prepare();  // started and warmed with a module of its own
+  ASSERT_TRUE(worker.prepared());
+  const pid_t spare = worker.pid();
+  worker.prepare();  // already prepared: the same process
+  EXPECT_EQ(worker.pid(), spare);
+  const TracedModel m = worker.open(fixture("seed_sequential.pt"));
+  EXPECT_EQ(worker.pid(), spare) << "the open used the prepared process";
+  EXPECT_FALSE(worker.prepared());
+  EXPECT_GT(m.traced.graph->size(), 5u);  // the model's graph, not the warm-up's
+  EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
+  // One model per worker still: the next open starts a fresh process.
+  worker.open(fixture("seed_module.pt"));
+  EXPECT_NE(worker.pid(), spare);
+  EXPECT_TRUE(testing::processEnds(spare));
+  // A prepared worker that was killed is not used: the open starts another.
+  ModelWorker killed;
+  killed.prepare();
+  const pid_t dead = killed.pid();
+  ::kill(dead, SIGKILL);
+  EXPECT_TRUE(testing::processEnds(dead));
+  EXPECT_NO_THROW(killed.open(fixture("seed_module.pt")));
+  EXPECT_NE(killed.pid(), dead);
+}
+
 TEST(ModelWorker, CancelStopsARunningRequestAndOpenStartsAgain) {
   ModelWorker worker;
   worker.open(fixture("endless.pt"));

@@ -38,6 +38,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/python_highlighter.h"
+#include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/verify_panel.h"
 
 namespace tdfx::ui {
@@ -72,6 +73,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
       matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
+  spare_ = new SpareWorker(this);
+  spare_->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
+  spare_->refill(workerLimits_);
   view_->setScene(scene_);
   setCentralWidget(view_);
   inspector_->setOpenLinks(false);  // links go to nodes, frames and code lines of this window
@@ -210,7 +214,7 @@ void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> pr
   // worker is stopped. Each model gets a worker process of its own.
   if (loadingWorker_) loadingWorker_->cancel();
   if (loadingLayout_) loadingLayout_->cancel();
-  auto worker = std::make_shared<ModelWorker>(workerLimits_);
+  auto worker = spare_->take(workerLimits_);  // the warmed spare when there is one
   auto layouter = std::make_shared<LayoutProcess>();
   loadingWorker_ = worker;
   loadingLayout_ = layouter;
@@ -261,6 +265,7 @@ void MainWindow::setIdle() {
 void MainWindow::onLoaded() {
   if (loader_.future().resultCount() == 0) return;  // cancelled: the watcher holds an empty future
   setIdle();
+  spare_->refill(workerLimits_);  // the next open's worker, warmed while the window is idle
   LoadOutcome outcome = loader_.result();
   loadingWorker_.reset();
   loadingLayout_.reset();

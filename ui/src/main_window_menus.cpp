@@ -30,6 +30,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/minimap.h"
 #include "tdfx/ui/python_highlighter.h"
 #include "tdfx/version.h"
@@ -267,6 +268,11 @@ void MainWindow::keepOnScreen() {
   if (wanted.left() < room.left()) wanted.moveLeft(room.left());
   if (wanted.top() < room.top()) wanted.moveTop(room.top());
   if (wanted != geometry()) setGeometry(wanted);
+}
+
+void MainWindow::setWorkerLimits(const WorkerLimits& limits) {
+  workerLimits_ = limits;
+  spare_->refill(limits);  // a spare warmed under other limits gives way
 }
 
 void MainWindow::resizeEvent(QResizeEvent* event) {

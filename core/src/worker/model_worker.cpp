@@ -67,12 +67,38 @@ json decode(const std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
+void ModelWorker::prepare() {
+  std::lock_guard<std::mutex> lock(requestMutex_);
+  if (prepared_ && process_.alive()) return;
+  stop();
+  path_.clear();
+  const json answer = decode(request(json::to_cbor(json{{"op", "warm"}}), limits_.openSeconds, "warm-up"));
+  if (!answer.value("ok", false)) {
+    stop();
+    rethrow(answer, limits_);
+  }
+  prepared_ = true;
+}
+
 TracedModel ModelWorker::open(const std::string& path) {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  stop();  // one model per worker: a new open starts a fresh one
+  // One model per worker: a new open starts a fresh one, unless this one was prepared for it.
+  const bool reuse = prepared_ && process_.alive();
+  prepared_ = false;
+  if (!reuse) stop();
   path_ = path;
-  const json answer = decode(request(json::to_cbor(json{{"op", "open"}, {"path", path}}),
-                                     limits_.openSeconds, "open"));
+  const std::vector<uint8_t> message = json::to_cbor(json{{"op", "open"}, {"path", path}});
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = request(message, limits_.openSeconds, "open");
+  } catch (const WorkerCancelled&) {
+    throw;
+  } catch (const Error&) {
+    if (!reuse) throw;
+    stop();  // the spare ended while it waited (killed, or out of memory): a fresh worker then
+    bytes = request(message, limits_.openSeconds, "open");
+  }
+  const json answer = decode(bytes);
   if (!answer.value("ok", false)) {
     stop();
     rethrow(answer, limits_);

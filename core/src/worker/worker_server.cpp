@@ -17,11 +17,13 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <sstream>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/jit/runtime/print_handler.h>
+#include <torch/csrc/jit/serialization/import.h>
 
 #include "graph_json.h"
 #include "tdfx/error.h"
@@ -201,6 +203,31 @@ struct WorkerState {
     return {{"ok", true}, {"model", tracedModelJson(traced)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};
   }
 
+  // A spare worker's warm-up, while the window is idle: the first TorchScript import, trace and run
+  // in a fresh process are slower than later ones (new memory: copy-on-write faults on the pages
+  // shared with the zygote; the importer's and compiler's first use). A small module defined here
+  // goes through the same steps as an open: saved and loaded back (in memory: nothing is read
+  // or written), traced and run. The worker stays free for the model it is given next.
+  json warm() {
+    if (model) throw Error("this worker already has a model open");
+    torch::jit::Module warmUp("__torch__.WarmUp");
+    warmUp.register_parameter("weight", at::ones({8, 8}), false);
+    warmUp.define(R"(
+def forward(self, x: Tensor) -> Tensor:
+    y = torch.relu(torch.matmul(x, self.weight)) + x.size(0)
+    return torch.softmax(y.reshape(x.shape[0], -1), dim=1)
+)");
+    std::stringstream archive;
+    warmUp.save(archive);
+    const ModelFile loaded = modelFromMetadata(torch::jit::load(archive), "");
+    GraphModule traced = symbolicTrace(*loaded.module);
+    TensorDict inputs;
+    inputs.set(loaded.module->inKeys().at(0), at::ones({2, 8}));
+    TensorDict out;
+    traced.forward(inputs, &out);
+    return {{"ok", true}};
+  }
+
   json verify(const json& req) {
     const ModelFile& m = openModel();
     const TensorDict inputs = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>());
@@ -245,6 +272,7 @@ struct WorkerState {
     if (op == "parameter_values") return parameterValues();
     if (op == "parameter_stats") return {{"ok", true}, {"stats", parameterStats(openModel(), graphModule->graph())}};
     if (op == "open") return open(req);
+    if (op == "warm") return warm();
     if (op == "verify") return verify(req);
     if (op == "run") return run(req);
     if (op == "probe_sandbox") return {{"ok", true}, {"results", probeSandbox()}};

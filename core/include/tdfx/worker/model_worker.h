@@ -60,7 +60,15 @@ class ModelWorker {
   ModelWorker(const ModelWorker&) = delete;
   ModelWorker& operator=(const ModelWorker&) = delete;
 
-  /// Starts a worker (when none runs), which loads and traces `path`. Throws
+  /// Starts the worker process and warms it (a TorchScript import, trace and run of a small module
+  /// of its own), so that the next open() is served by it instead of a fresh process: a first load
+  /// in a fresh process is slower. The GUI keeps one such spare while the window is idle. Throws
+  /// tdfx::Error when the worker cannot start or warm up (then it is not kept).
+  void prepare();
+  /// Whether a prepared worker waits for its open() (one that ended meanwhile may still count as
+  /// waiting until it is reaped: open() then starts a fresh one).
+  bool prepared() const { return prepared_ && process_.alive(); }
+  /// Starts a worker (when none runs, or a prepared one), which loads and traces `path`. Throws
   /// tdfx::ModelFileError / TraceError as the worker reported them, tdfx::Error for limits and
   /// crashes.
   TracedModel open(const std::string& path);
@@ -102,6 +110,7 @@ class ModelWorker {
   WorkerLimits limits_;
   std::string path_;
   double loadSeconds_ = 0, traceSeconds_ = 0;
+  std::atomic<bool> prepared_{false};  ///< the process runs, warmed, with no model yet
   std::mutex requestMutex_;  // one request at a time
   WorkerProcess process_;
 };

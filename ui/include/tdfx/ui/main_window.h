@@ -39,6 +39,7 @@ class KeysPanel;
 class PythonHighlighter;
 class VerifyPanel;
 struct VerifyRun;
+class SpareWorker;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -57,7 +58,9 @@ class MainWindow : public QMainWindow {
   void cancelLoad();
   bool isLoading() const;
   /// Time and memory limits of the model worker processes started from now on.
-  void setWorkerLimits(const WorkerLimits& limits) { workerLimits_ = limits; }
+  void setWorkerLimits(const WorkerLimits& limits);
+  /// The warmed worker kept for the next open (on in the app, off by default in tests).
+  SpareWorker* spareWorker() const { return spare_; }
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
@@ -289,6 +292,7 @@ class MainWindow : public QMainWindow {
   // The layout processes of the load and of the relayout in progress: cancel() stops Graphviz.
   std::shared_ptr<LayoutProcess> loadingLayout_, relayout_;
   WorkerLimits workerLimits_;
+  SpareWorker* spare_ = nullptr;
   int layoutGeneration_ = 0;
   QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
   void onLaidOut();

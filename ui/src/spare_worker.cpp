@@ -1,0 +1,73 @@
+#include "tdfx/ui/spare_worker.h"
+
+#include <QtConcurrent/QtConcurrent>
+
+namespace tdfx::ui {
+
+namespace {
+bool sameLimits(const WorkerLimits& a, const WorkerLimits& b) {
+  return a.openSeconds == b.openSeconds && a.requestSeconds == b.requestSeconds && a.memoryBytes == b.memoryBytes;
+}
+}  // namespace
+
+SpareWorker::SpareWorker(QObject* parent) : QObject(parent) {
+  pool_.setMaxThreadCount(1);
+  idle_.setSingleShot(true);
+  connect(&idle_, &QTimer::timeout, this, &SpareWorker::warm);
+  connect(&warming_, &QFutureWatcher<bool>::finished, this, [this] {
+    if (warming_.future().resultCount() > 0 && warming_.result()) Q_EMIT readied();
+  });
+}
+
+SpareWorker::~SpareWorker() {
+  idle_.stop();
+  if (spare_) spare_->cancel();  // a warm-up in progress ends at once
+  pool_.waitForDone();
+}
+
+void SpareWorker::setEnabled(bool on) {
+  enabled_ = on;
+  if (on) return;
+  idle_.stop();
+  if (spare_) spare_->cancel();
+  spare_.reset();
+}
+
+std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
+  idle_.stop();  // warmed again after this load, not during it
+  std::shared_ptr<ModelWorker> worker = std::move(spare_);
+  spare_.reset();
+  if (worker && sameLimits(limits_, limits)) return worker;
+  if (worker) worker->cancel();  // warmed for other limits
+  return std::make_shared<ModelWorker>(limits);
+}
+
+void SpareWorker::refill(const WorkerLimits& limits, int idleMs) {
+  if (!enabled_) return;
+  if (spare_ && !sameLimits(limits_, limits)) {
+    spare_->cancel();
+    spare_.reset();
+  }
+  limits_ = limits;
+  if (!spare_) idle_.start(idleMs);
+}
+
+void SpareWorker::warm() {
+  if (!enabled_ || spare_) return;
+  spare_ = std::make_shared<ModelWorker>(limits_);
+  const std::shared_ptr<ModelWorker> worker = spare_;
+  warming_.setFuture(QtConcurrent::run(&pool_, [worker]() -> bool {
+    try {
+      worker->prepare();
+      return true;
+    } catch (const std::exception&) {  // cancelled, or it could not start: the next open starts its own
+      return false;
+    }
+  }));
+}
+
+bool SpareWorker::ready() const { return spare_ && spare_->prepared(); }
+
+pid_t SpareWorker::sparePid() const { return spare_ ? spare_->pid() : -1; }
+
+}  // namespace tdfx::ui

@@ -222,6 +222,25 @@ TEST(Panels, ShapesAndTimesAfterARun) {
       << w.inspector()->toPlainText().toStdString();
   w.setTimeOverlay(true);  // colours only; the picture keeps its items
   EXPECT_EQ(w.scene()->nodeCount(), static_cast<int>(w.session()->view.nodes.size()));
+  // The run and the statistics are kept beside the traced graph, never written into it: jobs
+  // reading the graph (a layout, a compare) are not waited for.
+  ASSERT_NE(w.session()->run, nullptr);
+  EXPECT_FALSE(w.session()->stats.empty());
+  for (const auto& node : w.session()->graph().nodes()) {
+    EXPECT_TRUE(node->meta().outputs.empty()) << node->name();
+    EXPECT_LT(node->meta().seconds, 0) << node->name();
+    for (const ParameterInfo& p : node->meta().parameters) EXPECT_FALSE(p.hasStats) << node->name();
+  }
+  // A verify finishing while a layout runs: the picture asked for last still arrives, shaped.
+  ASSERT_TRUE(relayoutAndWait(w, [&] {
+    w.setShapesShown(false);  // a layout job starts
+    w.runVerify();            // and a run, whose records land while it may still run
+    w.setShapesShown(true);   // a second layout, with the new run's shapes
+  }));
+  for (int i = 0; i < 200 && w.verifyPanel()->isRunning(); ++i) QTest::qWait(50);
+  shaped = false;
+  for (const ViewEdge& e : w.session()->view.edges) shaped |= e.label == "float32[32, 50]";
+  EXPECT_TRUE(shaped);
 }
 
 TEST(Panels, ExportsTheCodeAtomically) {

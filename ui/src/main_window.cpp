@@ -351,10 +351,9 @@ void MainWindow::onParameterStats() {
   if (statsFetcher_.future().resultCount() == 0) return;
   const StatsOutcome outcome = statsFetcher_.result();
   if (outcome.session != session_ || outcome.stats.empty()) return;  // another model is open now
-  layoutPool_.waitForDone();  // as for run records: no layout job reads the metadata written next
-  applyParameterStats(*session_->traced.traced.graph, outcome.stats);
+  session_->stats = statsMap(outcome.stats);  // beside the graph: layout jobs reading it need not be waited for
   if (const Node* shown = session_->graph().findNode(current_.toStdString()))
-    inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code));  // the node in the inspector
+    inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code, session_->run.get(), &session_->stats));
   Q_EMIT parameterStatsShown();
 }
 
@@ -423,7 +422,8 @@ void MainWindow::relayoutCurrent() {
   // Graphviz takes up to a second on big graphs: lay out on a worker, keep showing the old picture.
   const int generation = ++layoutGeneration_;
   const std::shared_ptr<const ModelSession> session = session_;  // the worker reads its graph only
-  const ViewOptions options = options_;
+  ViewOptions options = options_;
+  options.run = session_->run;  // the shapes of the last run, read by the job from its own copy
   status_->setText(tr("Laying out ..."));
   if (relayout_) relayout_->cancel();  // a newer picture is asked for: the older layout stops
   auto layouter = std::make_shared<LayoutProcess>();

@@ -224,7 +224,7 @@ void MainWindow::showNode(const QString& id) {
     const ViewNode* v = session_->view.findNode(id.toStdString());
     QString text = id;
     if (v && v->kind == ViewNode::Kind::Collapsed)
-      text = describeScope(*v, g, session_->traced.traced.scopeTypes);
+      text = describeScope(*v, g, session_->traced.traced.scopeTypes, session_->run.get());
     else if (v && v->kind == ViewNode::Kind::Key)
       text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
     inspector_->setPlainText(text);
@@ -232,7 +232,7 @@ void MainWindow::showNode(const QString& id) {
     highlightCode(v ? v->irNodes : std::vector<std::string>{});
     return;
   }
-  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code));
+  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code, session_->run.get(), &session_->stats));
   highlightCode({node->name()});
 }
 

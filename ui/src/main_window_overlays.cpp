@@ -71,11 +71,13 @@ QHash<QString, double> MainWindow::timeFractions() const {
   if (!session_ || !timeAction_->isChecked()) return heat;
   QHash<QString, double> seconds;
   double most = 0;
+  if (!session_->run) return heat;
   for (const auto& node : session_->graph().nodes()) {
-    if (node->meta().seconds <= 0) continue;
+    const double s = session_->run->secondsOf(*node);
+    if (s <= 0) continue;
     const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
     if (id.isEmpty()) continue;
-    seconds[id] += node->meta().seconds;
+    seconds[id] += s;
     most = std::max(most, seconds[id]);
   }
   for (auto it = seconds.cbegin(); it != seconds.cend(); ++it) heat[it.key()] = most > 0 ? it.value() / most : 0.0;
@@ -88,7 +90,7 @@ ViewGraph MainWindow::shownView() const {
   const QHash<QString, double> heat = timeFractions();
   if (heat.isEmpty()) return view;
   double slowest = 0;  // seconds of the slowest view node, for the legend
-  for (const auto& node : session_->graph().nodes()) slowest = std::max(slowest, node->meta().seconds);
+  for (const auto& node : session_->graph().nodes()) slowest = std::max(slowest, session_->run->secondsOf(*node));
   for (ViewNode& n : view.nodes)
     n.fillColor = GraphScene::heatColor(heat.value(QString::fromStdString(n.id), 0.0)).name().toStdString();
   // Time replaces the kind colours, so their legend gives way to the time scale.
@@ -137,10 +139,9 @@ void MainWindow::onVerified(const VerifyRun& run) {
     return;
   }
   report_ = run.report;
-  layoutPool_.waitForDone();  // layout workers may be reading the node metadata written next
   try {
-    // The verify worker only read the graph; the GUI thread stores the shapes and times.
-    applyRunRecords(*session_->traced.traced.graph, run.records);
+    // Kept beside the graph, which layout jobs may be reading now: nothing waits for them.
+    session_->run = runOverlay(run.records, session_->graph());
   } catch (const Error& e) {
     status_->setText(QString::fromStdString(e.what()));
   }

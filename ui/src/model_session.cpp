@@ -2,6 +2,7 @@
 
 #include <QFontMetricsF>
 
+#include "tdfx/error.h"
 #include "tdfx/ui/graph_scene.h"
 
 #include <chrono>
@@ -15,6 +16,26 @@ TextMeasure labelMeasure() {
     return TextSize{metrics.horizontalAdvance(QString::fromStdString(line)), metrics.height()};
   };
 }
+std::shared_ptr<const RunOverlay> runOverlay(const std::vector<NodeRunRecord>& records, const Graph& graph) {
+  if (records.size() != graph.size())
+    throw Error("run records are for a graph of " + std::to_string(records.size()) + " nodes, this one has " +
+                std::to_string(graph.size()));
+  auto run = std::make_shared<RunOverlay>();
+  run->outputs.reserve(records.size());
+  run->seconds.reserve(records.size());
+  for (const NodeRunRecord& r : records) {
+    run->outputs.push_back(r.outputs);
+    run->seconds.push_back(r.seconds);
+  }
+  return run;
+}
+
+ParameterStatsMap statsMap(const std::vector<ParameterStats>& stats) {
+  ParameterStatsMap map;
+  for (const ParameterStats& s : stats) map[{s.node, s.parameter}] = s;
+  return map;
+}
+
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }

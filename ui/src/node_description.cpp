@@ -15,16 +15,28 @@ namespace tdfx::ui {
 
 namespace {
 
-std::string statsOf(const ParameterInfo& p) {
-  if (!p.hasStats) return {};
+std::string statsOf(const Node& n, const ParameterInfo& p, const ParameterStatsMap* stats) {
+  double min = p.min, max = p.max, mean = p.mean;
+  bool known = p.hasStats;
+  if (stats)
+    if (auto it = stats->find({n.name(), p.name}); it != stats->end()) {
+      min = it->second.min, max = it->second.max, mean = it->second.mean;
+      known = true;
+    }
+  if (!known) return {};
   char buf[128];
-  std::snprintf(buf, sizeof buf, " min %.4g, max %.4g, mean %.4g", p.min, p.max, p.mean);
+  std::snprintf(buf, sizeof buf, " min %.4g, max %.4g, mean %.4g", min, max, mean);
   return buf;
+}
+
+QString firstShape(const Node& n, const RunOverlay* run) {
+  const std::vector<TensorMeta>& outputs = recordedOutputs(n, run);
+  return outputs.empty() ? QStringLiteral("shape after a run") : QString::fromStdString(formatTensorMeta(outputs[0]));
 }
 
 }  // namespace
 
-std::string describeNode(const Node& n, const PythonCode& code) {
+std::string describeNode(const Node& n, const PythonCode& code, const RunOverlay* run, const ParameterStatsMap* stats) {
   std::string s = "name: " + n.name() + "\nop: " + opKindName(n.op()) + "\ntarget: " + printedTarget(n) + "\n";
   if (!n.args().empty()) s += "args: " + formatGraphArgument(ArgumentTuple{n.args()}) + "\n";
   if (!n.kwargs().empty()) {
@@ -45,16 +57,16 @@ std::string describeNode(const Node& n, const PythonCode& code) {
     for (int64_t d : p.shape) count *= d;
     s += std::string("  ") + (p.isBuffer ? "buffer " : "parameter ") + p.name + ": " +
          formatTensorMeta(TensorMeta{p.shape, p.dtype}) + " (" + std::to_string(count) + " values)";
-    s += statsOf(p) + "\n";  // computed by the model worker, which holds the tensors
+    s += statsOf(n, p, stats) + "\n";  // computed by the model worker, which holds the tensors
   }
   if (!m.leafReason.empty()) s += "kept whole: " + m.leafReason + "\n";
   if (!m.sourceFile.empty()) s += "source: " + m.sourceFile + ":" + std::to_string(m.sourceLine) + "\n";
   if (!m.sourceText.empty()) s += "  " + m.sourceText + "\n";
   if (!m.schema.empty()) s += "schema: " + m.schema + "\n";
-  for (const TensorMeta& t : m.outputs) s += "output: " + formatTensorMeta(t) + "\n";
-  if (m.seconds >= 0) {
+  for (const TensorMeta& t : recordedOutputs(n, run)) s += "output: " + formatTensorMeta(t) + "\n";
+  if (const double seconds = run ? run->secondsOf(n) : m.seconds; seconds >= 0) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "time in the last run: %.3f ms\n", m.seconds * 1e3);
+    std::snprintf(buf, sizeof buf, "time in the last run: %.3f ms\n", seconds * 1e3);
     s += buf;
   }
   auto line = code.nodeLines.find(n.name());
@@ -102,11 +114,11 @@ QString bytesText(double bytes) {
 
 }  // namespace
 
-QString describeNodeHtml(const Node& node, const PythonCode& code) {
+QString describeNodeHtml(const Node& node, const PythonCode& code, const RunOverlay* run, const ParameterStatsMap* stats) {
   const auto line = code.nodeLines.find(node.name());
   const QString codeLine = line == code.nodeLines.end() ? QString() : QStringLiteral("code:%1").arg(line->second);
   QStringList out;
-  for (const QString& text : QString::fromStdString(describeNode(node, code)).split('\n', Qt::SkipEmptyParts)) {
+  for (const QString& text : QString::fromStdString(describeNode(node, code, run, stats)).split('\n', Qt::SkipEmptyParts)) {
     if (text.startsWith(QStringLiteral("args: ")) || text.startsWith(QStringLiteral("kwargs:"))) {
       out << linkNodeRefs(text);
     } else if (text.startsWith(QStringLiteral("users:"))) {
@@ -128,7 +140,8 @@ QString describeNodeHtml(const Node& node, const PythonCode& code) {
   return QStringLiteral("<div style=\"white-space: pre-wrap\">") + out.join(QStringLiteral("<br>")) + QStringLiteral("</div>");
 }
 
-QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes) {
+QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes,
+                      const RunOverlay* run) {
   std::unordered_map<std::string, const Node*> byName;
   for (const auto& n : graph.nodes()) byName.emplace(n->name(), n.get());
   std::set<const Node*> inside;
@@ -152,9 +165,7 @@ QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<
     }
     for (const Node* u : n->users())
       if (!inside.count(u)) {  // a value leaving the scope
-        outputs << QString::fromStdString(n->name()) + ": " +
-                       (n->meta().outputs.empty() ? QStringLiteral("shape after a run")
-                                                  : QString::fromStdString(formatTensorMeta(n->meta().outputs[0])));
+        outputs << QString::fromStdString(n->name()) + ": " + firstShape(*n, run);
         break;
       }
   }
@@ -164,9 +175,7 @@ QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<
         if (inside.count(u)) entering.insert(other.get());
   QStringList inputs;
   for (const Node* n : entering)
-    inputs << QString::fromStdString(n->name()) + ": " +
-                  (n->meta().outputs.empty() ? QStringLiteral("shape after a run")
-                                             : QString::fromStdString(formatTensorMeta(n->meta().outputs[0])));
+    inputs << QString::fromStdString(n->name()) + ": " + firstShape(*n, run);
   QStringList children;
   for (const auto& [type, count] : types) children << QStringLiteral("%1 \u00d7%2").arg(QString::fromStdString(type)).arg(count);
   const auto type = scopeTypes.find(scope.scope);

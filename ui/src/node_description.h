@@ -8,20 +8,25 @@
 #include "tdfx/ir/graph.h"
 #include "tdfx/ir/node.h"
 #include "tdfx/layout/view_graph.h"
+#include "tdfx/ui/model_session.h"
 
 namespace tdfx::ui {
 
 /// Name, op, target, args, kwargs, users, tensordict key, module (path, type, constants),
 /// parameters and buffers (shape, dtype, count and the min / max / mean the model worker read), the
 /// source location and line, the schema, recorded output shapes and time, and the line of code.
-std::string describeNode(const Node& node, const PythonCode& code);
+/// The run's shapes and time come from `run` (none when null), the statistics from `stats`.
+std::string describeNode(const Node& node, const PythonCode& code, const RunOverlay* run = nullptr,
+                         const ParameterStatsMap* stats = nullptr);
 
 /// describeNode as rich text with links: args and users ("node:NAME"), the module path
 /// ("scope:PATH"), and the source and code lines ("code:LINE").
-QString describeNodeHtml(const Node& node, const PythonCode& code);
+QString describeNodeHtml(const Node& node, const PythonCode& code, const RunOverlay* run = nullptr,
+                         const ParameterStatsMap* stats = nullptr);
 
 /// A collapsed module scope: its type, the nodes inside, parameter count and size, the shapes of
 /// the values entering and leaving it after a run, and the modules inside by type, counted.
-QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes);
+QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes,
+                      const RunOverlay* run = nullptr);
 
 }  // namespace tdfx::ui

@@ -99,7 +99,7 @@ std::string fxArgs(const std::vector<Argument>& args, const Kwargs& kwargs) {
   return out;
 }
 
-std::string fxLabel(const Node& n, bool shapes) {
+std::string fxLabel(const Node& n, bool shapes, const RunOverlay* run) {
   std::string label = "{name=%" + recordEscape(n.name()) + "|op_code=" + opKindName(n.op()) + "\\n";
   if (n.op() == OpKind::CallModule) {
     label += "\\n" + recordEscape(n.meta().moduleType) + "\\n|";
@@ -119,7 +119,7 @@ std::string fxLabel(const Node& n, bool shapes) {
     label += "|num_users=" + std::to_string(n.users().size()) + "\\n";
   }
   if (shapes)
-    for (const TensorMeta& t : n.meta().outputs) label += "|" + recordEscape(formatTensorMeta(t)) + "\\n";
+    for (const TensorMeta& t : recordedOutputs(n, run)) label += "|" + recordEscape(formatTensorMeta(t)) + "\\n";
   return label + "}";
 }
 
@@ -404,7 +404,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       v.id = n.name();
       if (fx) {
         v.shape = "record";
-        v.recordLabel = fxLabel(n, options.shapes);
+        v.recordLabel = fxLabel(n, options.shapes, options.run.get());
         v.fillColor = fxColor(n);
       } else {
         const std::string label = shortLabel(n);
@@ -474,8 +474,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       const std::string& to = viewId[user->index()];
       if (to.empty() || to == from || !seen.insert({from, to}).second) continue;
       std::string label;
-      if (options.shapes && !fx && !n.meta().outputs.empty() && labelled.insert(n.name()).second)
-        label = formatTensorMeta(n.meta().outputs[0]);
+      if (options.shapes && !fx && !recordedOutputs(n, options.run.get()).empty() && labelled.insert(n.name()).second)
+        label = formatTensorMeta(recordedOutputs(n, options.run.get())[0]);
       view.edges.push_back({from, to, label});
     }
   }
@@ -502,8 +502,9 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       const Node* producer = values.size() == traced.outKeys.size() ? values[i] : (values.empty() ? nullptr : values[0]);
       if (producer && !viewId[producer->index()].empty()) {
         std::string label;
-        if (options.shapes && !producer->meta().outputs.empty() && labelled.insert(producer->name()).second)
-          label = formatTensorMeta(producer->meta().outputs[0]);
+        if (options.shapes && !recordedOutputs(*producer, options.run.get()).empty() &&
+            labelled.insert(producer->name()).second)
+          label = formatTensorMeta(recordedOutputs(*producer, options.run.get())[0]);
         view.edges.push_back({viewId[producer->index()], k.id, label});
       }
       view.nodes.push_back(std::move(k));

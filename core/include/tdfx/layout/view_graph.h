@@ -4,6 +4,7 @@
 // A ViewGraph holds copies (names, labels, ids), never pointers into the IR, so it may outlive the
 // Graph it was built from and be handed between threads.
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,6 +32,29 @@ struct HierarchyState {
   std::set<std::string> collapsed;  ///< scopes collapsed above `depth`
 };
 
+/// What one recorded run of a traced graph measured, by node index, kept beside the graph rather
+/// than written into its metadata: the GUI never writes a graph once it is shown, so the jobs that
+/// read it (layouts, compares) never have to be waited for.
+struct RunOverlay {
+  std::vector<std::vector<TensorMeta>> outputs;  ///< each node's outputs in the run
+  std::vector<double> seconds;                   ///< each node's time in the run
+  /// The node's outputs in the run; null when the run did not reach it.
+  const std::vector<TensorMeta>* outputsOf(const Node& n) const {
+    return n.index() < outputs.size() ? &outputs[n.index()] : nullptr;
+  }
+  /// The node's time in the run; < 0 when the run did not reach it.
+  double secondsOf(const Node& n) const { return n.index() < seconds.size() ? seconds[n.index()] : -1.0; }
+};
+
+/// A node's recorded outputs: those of `run` when given, else those in the graph's metadata (a
+/// run recorded into the graph itself, as tdfx-cli's export does).
+inline const std::vector<TensorMeta>& recordedOutputs(const Node& n, const RunOverlay* run) {
+  static const std::vector<TensorMeta> none;
+  if (!run) return n.meta().outputs;
+  const std::vector<TensorMeta>* outputs = run->outputsOf(n);
+  return outputs ? *outputs : none;
+}
+
 /// What buildView draws: style, direction, shapes on edges, and which scopes are collapsed.
 struct ViewOptions {
   ViewStyle style = ViewStyle::Tdfx;
@@ -41,6 +65,8 @@ struct ViewOptions {
   /// The fx style always draws every node, as FxGraphDrawer does.
   bool checks = false;
   HierarchyState hierarchy;
+  /// The run whose shapes are drawn; null: the shapes recorded in the graph's metadata.
+  std::shared_ptr<const RunOverlay> run;
 };
 
 /// One visible node: an IR node, a collapsed module scope, a tensordict key, or a parameter.

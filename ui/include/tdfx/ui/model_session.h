@@ -1,5 +1,6 @@
 #pragma once
 // Everything the window shows for one open model, built off the GUI thread.
+#include <map>
 #include <memory>
 #include <string>
 
@@ -11,11 +12,19 @@
 
 namespace tdfx::ui {
 
+/// The min, max and mean of each parameter the worker read, by node name and parameter name.
+using ParameterStatsMap = std::map<std::pair<std::string, std::string>, ParameterStats>;
+
 /// One open model. The model file is loaded, traced and run only in `worker`, its own process;
 /// the window holds the traced graph as plain data (`traced`), never the model's TorchScript.
+/// `traced` is not written once the session is shown: what the window learns later (a run, the
+/// parameter statistics) is kept beside it in `run` and `stats`, written by the GUI thread only,
+/// so the jobs reading the graph (layouts, compares) never have to be waited for.
 struct ModelSession {
   std::shared_ptr<ModelWorker> worker;
   TracedModel traced;
+  std::shared_ptr<const RunOverlay> run;  ///< the last run's shapes and times; null before one
+  ParameterStatsMap stats;
   ViewOptions options;
   ViewGraph view;
   LayoutResult layout;
@@ -25,6 +34,12 @@ struct ModelSession {
   const Graph& graph() const { return *traced.traced.graph; }
   const PythonCode& code() const { return traced.code; }
 };
+
+/// The overlay of `records` (by node index, as ModelWorker::verify and run answer). Throws
+/// tdfx::Error when they are not one per node of `graph`.
+std::shared_ptr<const RunOverlay> runOverlay(const std::vector<NodeRunRecord>& records, const Graph& graph);
+/// The statistics by node and parameter name.
+ParameterStatsMap statsMap(const std::vector<ParameterStats>& stats);
 
 /// Opens `path` in `worker` (load and trace there), then lays the graph out in `layouter`'s
 /// process (safe to run on a worker thread; `worker->cancel()` or `layouter->cancel()` from

@@ -38,8 +38,12 @@ TEST(WindowRoom, TheLegendNeverCoversASmallGraph) {
   const QRect graph = w.view()->mapFromScene(w.scene()->sceneRect()).boundingRect();
   EXPECT_TRUE(w.view()->viewport()->rect().contains(graph)) << "all of it is in the window";
   EXPECT_LE(graph.bottom(), legend.top()) << "the output is under the legend";
-  // Fit (F) keeps it above the legend too.
+  // All of it in sight: no overview (it was shown, the graph drawn tiny in it).
+  EXPECT_FALSE(w.view()->minimap() && w.view()->minimap()->isVisible());
+  // Fit (F) keeps it above the legend too, and the overview hidden.
+  w.view()->zoomBy(4);
   w.view()->fit();
+  EXPECT_FALSE(w.view()->minimap() && w.view()->minimap()->isVisible());
   EXPECT_LE(w.view()->mapFromScene(w.scene()->sceneRect()).boundingRect().bottom(), w.view()->legendGeometry().top());
 }
 

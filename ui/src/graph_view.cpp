@@ -149,8 +149,9 @@ void GraphView::fitAll() {
   const double s = std::min((viewport()->width() - 2 * kOverlayGap) / r.width(), usableHeight / r.height());
   resetTransform();
   scale(s, s);
-  scaleChanged();
+  makeRoomForOverlays();  // the room below for the legend, so that the centre can sit above it
   centerOn(r.center().x(), r.center().y() + legendRoom() / (2 * s));
+  scaleChanged();  // after centring: the overview asks whether all of the graph is in sight
 }
 
 bool GraphView::fitsByWidth() const {

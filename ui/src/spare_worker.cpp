@@ -35,8 +35,7 @@ void SpareWorker::setEnabled(bool on) {
 
 std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
   idle_.stop();  // warmed again after this load, not during it
-  std::shared_ptr<ModelWorker> worker = std::move(spare_);
-  spare_.reset();
+  std::shared_ptr<ModelWorker> worker = std::move(spare_);  // leaves spare_ empty
   if (worker && sameLimits(limits_, limits)) return worker;
   if (worker) worker->cancel();  // warmed for other limits
   return std::make_shared<ModelWorker>(limits);

@@ -74,7 +74,8 @@ class ModelWorker {
   TracedModel open(const std::string& path);
   /// Min, max and mean of every call_module node's parameters in the open model. A request of its
   /// own, because it reads every weight once more (0.1 s for resnet50, 0.35 s for vit_b_16 here):
-  /// the GUI asks for it after the first frame. applyParameterStats puts them in the graph.
+  /// the GUI asks for it after the first frame and keeps them beside the graph (applyParameterStats
+  /// puts them in a graph that is not shown yet).
   std::vector<ParameterStats> parameterStats();
   /// Verifies the open model on inputs built from the file's example inputs and `inputs`.
   WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options);

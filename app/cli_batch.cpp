@@ -16,24 +16,47 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> modelPaths(const BatchTraceOptions& o) {
-  std::vector<std::string> paths = o.models;
+// One archive to trace, and the inputs its verify uses beyond the file's example inputs.
+struct BatchModel {
+  std::string path;
+  std::vector<std::string> inputs;
+};
+
+// A --from line: `PATH [--input KEY=SHAPE[:DTYPE]]...`.
+BatchModel modelLine(const std::string& line) {
+  static const std::string flag = " --input ";
+  BatchModel m;
+  size_t at = line.find(flag);
+  m.path = line.substr(0, at);
+  while (at != std::string::npos) {
+    const size_t start = at + flag.size();
+    at = line.find(flag, start);
+    m.inputs.push_back(line.substr(start, at == std::string::npos ? std::string::npos : at - start));
+  }
+  return m;
+}
+
+std::vector<BatchModel> batchModels(const BatchTraceOptions& o) {
+  std::vector<BatchModel> models;
+  for (const auto& path : o.models) models.push_back({path, {}});
   if (!o.listFile.empty()) {
     std::ifstream in(o.listFile);
     if (!in) throw tdfx::Error("--from " + o.listFile + ": cannot read it (expected a file with one archive path per line)");
     for (std::string line; std::getline(in, line);)
-      if (!line.empty()) paths.push_back(line);
+      if (!line.empty()) models.push_back(modelLine(line));
   }
-  if (paths.empty()) throw tdfx::Error("trace --out-dir: no model given (name archives, or --from a list of them)");
-  return paths;
+  if (models.empty()) throw tdfx::Error("trace --out-dir: no model given (name archives, or --from a list of them)");
+  for (auto& m : models) m.inputs.insert(m.inputs.begin(), o.inputs.begin(), o.inputs.end());
+  return models;
 }
 
 // The file name without its extension; two models of the same stem would overwrite each other's
 // results, so that is refused before any work.
-std::vector<std::string> uniqueStems(const std::vector<std::string>& paths) {
+std::vector<std::string> uniqueStems(const std::vector<BatchModel>& models) {
   std::vector<std::string> stems;
   std::set<std::string> seen;
-  for (const auto& p : paths) {
+  for (const auto& m : models) {
+    const std::string& p = m.path;
     std::string stem = fs::path(p).stem().string();
     if (!seen.insert(stem).second)
       throw tdfx::Error("trace --out-dir: two models are named " + stem + " (" + p +
@@ -48,19 +71,20 @@ std::string firstLine(const std::string& text) { return text.substr(0, text.find
 }  // namespace
 
 int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) {
-  const std::vector<std::string> paths = modelPaths(o);
-  const std::vector<std::string> stems = uniqueStems(paths);
+  const std::vector<BatchModel> models = batchModels(o);
+  const std::vector<std::string> stems = uniqueStems(models);
   std::error_code ec;
   fs::create_directories(o.outDir, ec);
   if (!fs::is_directory(o.outDir)) throw tdfx::Error("--out-dir " + o.outDir + ": cannot create the folder");
   if (o.fxDot) tdfx::prepareGraphviz(tdfx::exportFormatForPath("x.dot"));
   tdfx::ModelWorker worker(limits);
   size_t failed = 0;
-  for (size_t i = 0; i < paths.size(); ++i) {
+  for (size_t i = 0; i < models.size(); ++i) {
+    const std::string& path = models[i].path;
     const std::string base = (fs::path(o.outDir) / stems[i]).string();
     for (const char* ext : {".graph.txt", ".code.txt", ".error.txt", ".dot", ".verify.txt"}) fs::remove(base + ext, ec);
     try {
-      const tdfx::TracedModel model = worker.open(paths[i]);
+      const tdfx::TracedModel model = worker.open(path);
       tdfx::writeFileAtomically(base + ".graph.txt", tdfx::printGraph(*model.traced.graph));
       tdfx::writeFileAtomically(base + ".code.txt", model.code.text);
       if (o.fxDot) {
@@ -73,8 +97,10 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
       }
       if (o.verify) {
         tdfx::VerifyOptions options;
-        options.randomSeed = 0;
-        const tdfx::VerifyReport report = worker.verify({}, 0, options).report;
+        options.randomSeed = o.seed;
+        std::vector<tdfx::InputSpec> inputs;
+        for (const auto& spec : models[i].inputs) inputs.push_back(tdfx::parseInputSpec(spec));
+        const tdfx::VerifyReport report = worker.verify(inputs, o.seed, options).report;
         tdfx::writeFileAtomically(base + ".verify.txt", tdfx::formatReport(report));
         if (!report.passed()) throw tdfx::Error("verify failed: " + firstLine(tdfx::formatReport(report)));
       }
@@ -83,9 +109,9 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
       tdfx::writeFileAtomically(base + ".error.txt", std::string(e.what()) + "\n");
       const std::string what = firstLine(e.what());  // most errors name the file already
       std::cerr << "tdfx-cli: "
-                << tdfx::escapeControls(tdfx::capText((what.rfind(paths[i], 0) == 0 ? "" : paths[i] + ": ") + what)) << "\n";
+                << tdfx::escapeControls(tdfx::capText((what.rfind(path, 0) == 0 ? "" : path + ": ") + what)) << "\n";
     }
   }
-  std::cout << "traced " << paths.size() - failed << " of " << paths.size() << " models into " << o.outDir << "\n";
+  std::cout << "traced " << models.size() - failed << " of " << models.size() << " models into " << o.outDir << "\n";
   return failed == 0 ? 0 : 1;
 }

@@ -8,7 +8,9 @@
 
 struct BatchTraceOptions {
   std::vector<std::string> models;  // archives named on the command line
-  std::string listFile;             // --from: one archive path per line
+  std::string listFile;             // --from: one archive path per line, optionally followed by --input flags
+  std::vector<std::string> inputs;  // --input for every model's verify (a line's own --input override it)
+  uint64_t seed = 0;                // --seed for every model's verify
   std::string outDir;
   bool fxDot = false;  // also NAME.dot, the `export --style fx --expand-all` picture
   bool verify = false; // also NAME.verify.txt, the verify report on the file's example inputs

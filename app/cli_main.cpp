@@ -212,14 +212,17 @@ int runCli(int argc, char** argv) {
   trace->add_option("--out-dir", batch.outDir,
                     "Trace every MODEL (and --from's) in this one process, writing NAME.graph.txt and NAME.code.txt, "
                     "or NAME.error.txt, into this folder");
-  trace->add_option("--from", batch.listFile, "With --out-dir: a file naming one archive per line");
+  trace->add_option("--from", batch.listFile,
+                    "With --out-dir: a file naming one archive per line; a line may add --input KEY=SHAPE[:DTYPE] "
+                    "flags for that model's verify");
   trace->add_flag("--fx-dot", batch.fxDot, "With --out-dir: also NAME.dot, as export --style fx --expand-all draws it");
   trace->add_flag("--verify", batch.verify, "With --out-dir: also verify each model (NAME.verify.txt); a failure counts");
   trace->add_flag("--graph", t.graph, "Print the graph (print(graph_module.graph))");
   trace->add_flag("--code", t.code, "Print the generated code (graph_module.code)");
   trace->add_flag("--shapes", t.shapes, "Run the graph once and show each node's output shapes and dtypes");
-  trace->add_option("--input", t.inputs, "With --shapes: input KEY=SHAPE[:DTYPE], e.g. input.x=32x100:float32");
-  trace->add_option("--seed", t.seed, "With --shapes: seed for the random inputs");
+  trace->add_option("--input", t.inputs,
+                    "With --shapes or --out-dir --verify: input KEY=SHAPE[:DTYPE], e.g. input.x=32x100:float32");
+  trace->add_option("--seed", t.seed, "With --shapes or --out-dir --verify: seed for the random inputs");
 
   VerifyFlags v;
   auto* verify = app.add_subcommand("verify", "Run eager and traced on the same inputs and compare every out key");
@@ -269,7 +272,11 @@ int runCli(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand(trace)) {
-      if (!batch.outDir.empty()) return runBatchTrace(batch, w.limits());
+      if (!batch.outDir.empty()) {
+        batch.inputs = t.inputs;
+        batch.seed = t.seed;
+        return runBatchTrace(batch, w.limits());
+      }
       if (!batch.listFile.empty() || batch.fxDot || batch.verify)
         throw tdfx::Error("trace: --from, --fx-dot and --verify go with --out-dir");
       if (batch.models.size() != 1)

@@ -134,6 +134,29 @@ Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> arg
   return node;
 }
 
+void Graph::setTarget(Node& node, std::string target) { node.target_ = std::move(target); }
+
+void Graph::setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs) {
+  Node* self = &node;
+  const auto dropUser = [self](Node* used) {
+    auto& users = used->users_;
+    users.erase(std::remove(users.begin(), users.end(), self), users.end());
+  };
+  for (const Argument& a : node.args_) forEachNode(a, dropUser);
+  for (const auto& kv : node.kwargs_) forEachNode(kv.second, dropUser);
+  node.args_ = std::move(args);
+  node.kwargs_ = std::move(kwargs);
+  const auto addUser = [self](Node* used) {
+    auto& users = used->users_;
+    if (std::find(users.begin(), users.end(), self) != users.end()) return;
+    // Users stay in graph order, as if the node had been created with these arguments.
+    auto at = std::find_if(users.begin(), users.end(), [self](Node* u) { return u->index() > self->index(); });
+    users.insert(at, self);
+  };
+  for (const Argument& a : node.args_) forEachNode(a, addUser);
+  for (const auto& kv : node.kwargs_) forEachNode(kv.second, addUser);
+}
+
 Node* Graph::outputNode() const {
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
     if ((*it)->op() == OpKind::Output) return it->get();

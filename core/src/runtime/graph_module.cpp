@@ -6,7 +6,8 @@
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
-#include "tdfx/ir/kernel.h"
+#include "printed_call.h"
+#include "python_subscript.h"
 
 namespace tdfx {
 
@@ -19,31 +20,49 @@ GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
     const auto mark = [&](Node* used) { lastUse[used->index()] = n->index(); };
     for (const Argument& a : n->args()) forEachNode(a, mark);
     for (const auto& kv : n->kwargs()) forEachNode(kv.second, mark);
-    if (n->kernel()) {
-      std::vector<const KernelInput*> stack;
-      for (const KernelInput& in : n->kernel()->inputs) stack.push_back(&in);
-      while (!stack.empty()) {
-        const KernelInput* in = stack.back();
-        stack.pop_back();
-        if (in->node) mark(in->node);
-        for (const KernelInput& item : in->items) stack.push_back(&item);
-      }
-    }
   }
   freeAfter_.assign(nodes.size(), {});
   for (size_t i = 0; i < nodes.size(); ++i)
     if (lastUse[i] > i) freeAfter_[lastUse[i]].push_back(i);
+  std::shared_ptr<torch::jit::CompilationUnit> functions;
+  if (!traced_.moduleRoots.empty()) functions = traced_.moduleRoots.front().second._ivalue()->compilation_unit();
+  calls_ = std::make_shared<runtime::PrintedCalls>(nodes.size(), std::move(functions));
+  for (const auto& n : nodes) {
+    if (n->op() == OpKind::Placeholder) {
+      if (traced_.readsTensorDict) tensordict_ = n.get();
+      break;
+    }
+  }
 }
 
 std::string GraphModule::graphText() const { return printGraph(*traced_.graph); }
 
+std::string GraphModule::printedLine(const Node& node) const {
+  auto it = code_.nodeLines.find(node.name());
+  if (it == code_.nodeLines.end()) return "";
+  size_t start = 0;
+  for (int line = 1; line < it->second && start != std::string::npos; ++line) {
+    start = code_.text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return "";
+  std::string text = code_.text.substr(start, code_.text.find('\n', start) - start);
+  const size_t first = text.find_first_not_of(' ');
+  text = first == std::string::npos ? "" : text.substr(first);
+  // The frees FX appends (`;  x = None`) are not part of the node's statement.
+  if (const size_t frees = text.find(";  "); frees != std::string::npos) text.resize(frees);
+  return text;
+}
+
 namespace {
 
-std::string describe(const Node& node) {
+std::string describe(const Node& node, const std::string& printed) {
   std::string s = "node '" + node.name() + "' (" + opKindName(node.op()) + " " + node.target();
   if (!node.meta().sourceFile.empty())
     s += ", " + node.meta().sourceFile + ":" + std::to_string(node.meta().sourceLine);
-  return s + ")";
+  s += ")";
+  if (!printed.empty()) s += ", printed `" + printed + "`,";
+  return s;
 }
 
 std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
@@ -61,7 +80,74 @@ std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
   return outs;
 }
 
+// `tensordict[key]`: the key as printed, a str or a tuple of str.
+NestedKey printedKey(const Argument& key) {
+  if (const auto* s = std::get_if<std::string>(&key.value)) return NestedKey(*s);
+  std::vector<std::string> parts;
+  if (const auto* items = key.items()) {
+    for (const Argument& part : *items) {
+      const auto* s = std::get_if<std::string>(&part.value);
+      if (!s) throw RuntimeError("a TensorDict key part must be a string");
+      parts.push_back(*s);
+    }
+  }
+  if (parts.empty()) throw RuntimeError("a TensorDict is read with a string or a tuple of strings");
+  return NestedKey(std::move(parts));
+}
+
+bool truthy(const c10::IValue& v) {
+  if (v.isBool()) return v.toBool();
+  if (v.isInt()) return v.toInt() != 0;
+  if (v.isDouble()) return v.toDouble() != 0.0;
+  if (v.isTensor()) return v.toTensor().is_nonzero();
+  if (v.isNone()) return false;
+  throw RuntimeError("the condition of torch._assert is a " + v.tagKind());
+}
+
+// `module(*args, **kwargs)`: its forward, or the first of its overloads (TorchScript compiles an
+// @overload-ed forward, nn.GRU's, as forward__0, forward__1, ...) whose schema takes the arguments.
+c10::IValue callForward(const torch::jit::Module& module, std::vector<c10::IValue> args,
+                        const std::unordered_map<std::string, c10::IValue>& kwargs) {
+  if (auto forward = module.find_method("forward")) return (*forward)(std::move(args), kwargs);
+  std::string tried;
+  for (int k = 0;; ++k) {
+    auto overload = module.find_method("forward__" + std::to_string(k));
+    if (!overload) break;
+    std::vector<c10::IValue> stack{module._ivalue()};
+    stack.insert(stack.end(), args.begin(), args.end());
+    try {
+      overload->function().getSchema().checkAndNormalizeInputs(stack, kwargs);
+    } catch (const std::exception& e) {
+      tried += std::string("\n") + e.what();
+      continue;
+    }
+    return (*overload)(std::move(args), kwargs);
+  }
+  throw RuntimeError("the module has no forward that takes these arguments" + tried);
+}
+
 }  // namespace
+
+c10::IValue GraphModule::attribute(const std::string& target) const {
+  if (auto it = traced_.tensorConstants.find(target); it != traced_.tensorConstants.end()) return it->second;
+  const std::pair<std::string, torch::jit::Module>* root = nullptr;
+  for (const auto& r : traced_.moduleRoots)
+    if (target.compare(0, r.first.size(), r.first) == 0 && (!root || r.first.size() > root->first.size())) root = &r;
+  if (!root) throw RuntimeError("no module owns '" + target + "'");
+  c10::IValue value = root->second._ivalue();
+  std::string rest = target.substr(root->first.size());
+  size_t start = 0;
+  while (start <= rest.size() && !rest.empty()) {
+    const size_t dot = rest.find('.', start);
+    const std::string name = rest.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!value.isObject() || !value.toObjectRef().type()->hasAttribute(name))
+      throw RuntimeError("the module has no attribute '" + name + "' (in '" + target + "')");
+    value = value.toObjectRef().getAttr(name);
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return value;
+}
 
 void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
                       const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured) const {
@@ -74,95 +160,80 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
     keep.assign(nodes.size(), false);
     for (const Node* n : *capture) keep.at(n->index()) = true;
   }
-
-  std::function<c10::IValue(const KernelInput&)> evalInput = [&](const KernelInput& in) -> c10::IValue {
-    switch (in.kind) {
-      case KernelInput::Kind::Constant: return in.constant;
-      case KernelInput::Kind::NodeValue: return env[in.node->index()];
-      case KernelInput::Kind::List: {
-        c10::impl::GenericList list(in.elementType);
-        for (const KernelInput& item : in.items) list.push_back(evalInput(item));
-        return c10::IValue(list);
-      }
-      case KernelInput::Kind::Tuple: {
-        std::vector<c10::IValue> items;
-        for (const KernelInput& item : in.items) items.push_back(evalInput(item));
-        return c10::ivalue::Tuple::create(std::move(items));
-      }
-    }
-    return {};
-  };
-  std::function<c10::IValue(const Argument&)> evalArg = [&](const Argument& a) -> c10::IValue {
-    if (a.isNode()) return env[a.node()->index()];
-    if (const auto* items = a.items()) {
-      std::vector<c10::IValue> values;
-      for (const Argument& item : *items) values.push_back(evalArg(item));
-      return c10::ivalue::Tuple::create(std::move(values));
-    }
-    if (std::holds_alternative<int64_t>(a.value)) return std::get<int64_t>(a.value);
-    return {};
-  };
+  const std::function<c10::IValue(const Node*)> valueOf = [&env](const Node* n) { return env[n->index()]; };
+  const auto evalArg = [&valueOf](const Argument& a) { return runtime::argumentValue(a, valueOf); };
 
   std::vector<c10::IValue> outputs;
   for (const auto& nodePtr : nodes) {
-    Node& node = *nodePtr;
+    const Node& node = *nodePtr;
     const size_t i = node.index();
     const auto started = records ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     try {
-      if (node.op() == OpKind::Placeholder) {
-        // A plain module's parameter reads the key of its name; one with a default may be absent.
-        const auto& key = node.meta().tensordictKey;
-        if (key && (td.contains(*key) || !node.kernel())) {
-          env[i] = td.get(*key);
-        } else if (node.kernel()) {
-          torch::jit::Stack stack;
-          node.kernel()->run(stack);
-          env[i] = stack.back();
+      switch (node.op()) {
+        case OpKind::Placeholder:
+          if (&node == tensordict_) break;  // read through tensordict[key]
+          // A plain module's parameter reads the key of its name; one with a default may be absent.
+          if (td.contains(NestedKey(node.target())) || node.args().empty()) env[i] = td.get(NestedKey(node.target()));
+          else env[i] = evalArg(node.args().front());
+          break;
+        case OpKind::Output: {
+          const Argument& result = node.args().at(0);
+          if (const auto* items = result.items(); items && !result.isNode()) {
+            for (const Argument& item : *items) outputs.push_back(evalArg(item));
+          } else {
+            c10::IValue v = evalArg(result);
+            if (v.isTuple()) outputs = v.toTupleRef().elements().vec();
+            else outputs.push_back(v);
+          }
+          break;
         }
-        continue;
-      }
-      if (node.op() == OpKind::Output) {
-        const Argument& result = node.args().at(0);
-        if (const auto* items = result.items(); items && !result.isNode()) {
-          for (const Argument& item : *items) outputs.push_back(evalArg(item));
-        } else {
-          c10::IValue v = evalArg(result);
-          if (v.isTuple()) outputs = v.toTupleRef().elements().vec();
-          else outputs.push_back(v);
+        case OpKind::GetAttr: env[i] = attribute(node.target()); break;
+        case OpKind::CallModule: {
+          const c10::IValue module = attribute(node.target());
+          if (!module.isObject()) throw RuntimeError("'" + node.target() + "' is not a module");
+          std::vector<c10::IValue> args;
+          for (const Argument& a : node.args()) args.push_back(evalArg(a));
+          std::unordered_map<std::string, c10::IValue> kwargs;
+          for (const auto& [name, a] : node.kwargs()) kwargs.emplace(name, evalArg(a));
+          env[i] = callForward(torch::jit::Module(module.toObject()), std::move(args), kwargs);
+          break;
         }
-        continue;
-      }
-      if (const auto& kernel = node.kernel()) {
-        torch::jit::Stack stack;
-        stack.reserve(kernel->inputs.size());
-        for (const KernelInput& in : kernel->inputs) stack.push_back(evalInput(in));
-        kernel->run(stack);
-        if (kernel->numOutputs == 1) {
-          env[i] = stack.back();
-        } else {
-          env[i] = c10::ivalue::Tuple::create(std::vector<c10::IValue>(stack.end() - kernel->numOutputs, stack.end()));
+        case OpKind::CallFunction:
+          if (node.target() == "operator.getitem" && node.args().size() == 2) {
+            const Argument& container = node.args()[0];
+            if (tensordict_ && container.isNode() && container.node() == tensordict_)
+              env[i] = td.get(printedKey(node.args()[1]));
+            else
+              env[i] = runtime::pythonSubscript(evalArg(container), node.args()[1], valueOf);
+            break;
+          }
+          if (node.target() == "torch._assert") {
+            // torch._assert(condition, message): Python's `assert condition, message`.
+            if (node.args().empty()) throw RuntimeError("torch._assert needs a condition");
+            if (!truthy(evalArg(node.args()[0]))) {
+              const c10::IValue message = node.args().size() > 1 ? evalArg(node.args()[1]) : c10::IValue();
+              throw std::runtime_error("AssertionError: " + (message.isString() ? message.toStringRef() : std::string()));
+            }
+            break;
+          }
+          [[fallthrough]];
+        case OpKind::CallMethod: {
+          std::vector<c10::IValue> inputs;
+          for (const Node* n : runtime::referencedNodes(node)) inputs.push_back(env[n->index()]);
+          env[i] = calls_->run(node, std::move(inputs));
+          break;
         }
-      } else if (node.meta().tensordictKey) {
-        env[i] = td.get(*node.meta().tensordictKey);
-      } else if (node.target() == "operator.getitem") {
-        const c10::IValue container = evalArg(node.args().at(0));
-        const int64_t index = std::get<int64_t>(node.args().at(1).value);
-        if (container.isTuple()) env[i] = container.toTupleRef().elements().at(index);
-        else if (container.isList()) env[i] = container.toListRef().at(index);
-        else throw RuntimeError("cannot index a " + container.tagKind());
-      } else {
-        throw RuntimeError("no way to execute this node");
       }
-      if (records) {
+      if (records && node.op() != OpKind::Placeholder && node.op() != OpKind::Output) {
         (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         (*records)[i].outputs = tensorMetas(env[i]);
       }
     } catch (const KeyError&) {
       throw;
     } catch (const c10::Error& e) {
-      throw RuntimeError("running " + describe(node) + " failed: " + e.what_without_backtrace());
+      throw RuntimeError("running " + describe(node, printedLine(node)) + " failed: " + e.what_without_backtrace());
     } catch (const std::exception& e) {
-      throw RuntimeError("running " + describe(node) + " failed: " + e.what());
+      throw RuntimeError("running " + describe(node, printedLine(node)) + " failed: " + e.what());
     }
     // Free values after their last use, like the `x = None` lines of FX code.
     for (size_t used : freeAfter_[i])

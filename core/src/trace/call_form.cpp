@@ -459,6 +459,12 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
     form.target = "torch.ops." + ns + "." + name;
   }
   schemaArguments(*schema, inputs, constants, 0, form);
+  // A vararg operator (aten::format) takes the inputs past its schema's arguments positionally.
+  if (schema->is_vararg() && form.kwargs.empty() && inputs.size() > schema->arguments().size()) {
+    form.args.resize(std::min(form.args.size(), schema->arguments().size()));
+    while (form.args.size() < schema->arguments().size()) form.args.push_back(inputs[form.args.size()]);
+    form.args.insert(form.args.end(), inputs.begin() + schema->arguments().size(), inputs.end());
+  }
   if (form.op == OpKind::CallMethod && form.args.empty()) form.args.push_back(inputs[0]);
   return form;
 }

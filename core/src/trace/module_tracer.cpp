@@ -441,6 +441,7 @@ Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tens
   }
   const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
+  if (attribute.empty()) tensorConstantValues_[target] = t;
   describeSource(source, frame, fx->meta());
   auto kernel = std::make_shared<Kernel>();
   kernel->description = attribute.empty() ? "tensor constant" : "self." + attribute;

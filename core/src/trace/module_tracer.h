@@ -97,6 +97,8 @@ class ModuleTracer {
 
   /// Type of every module whose code was inlined or kept as a leaf, by path.
   const std::map<std::string, std::string>& moduleTypes() const { return moduleTypes_; }
+  /// The tensors behind `_tensor_constantN` get_attr nodes (computed while tracing), by target.
+  const std::map<std::string, at::Tensor>& tensorConstants() const { return tensorConstantValues_; }
 
  private:
   /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
@@ -175,6 +177,7 @@ class ModuleTracer {
   /// them (get_attr nodes by target, pending fields' nodes): undoing a conversion that is redone.
   void rollBackTo(size_t mark, int tensorConstants);  // tuples that are a multi-output call's value
   int tensorConstants_ = 0;
+  std::map<std::string, at::Tensor> tensorConstantValues_;
   std::map<std::string, std::string> moduleTypes_;
 };
 

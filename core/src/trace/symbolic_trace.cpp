@@ -161,7 +161,8 @@ TracedGraph traceModule(const TensorDictModule& module) {
   Node* output = graph->createNode(OpKind::Output, "output", {result.arg});
   if (annotatedReturn)
     output->setType(fxTypeRepr(module.module().get_method("forward").function().getSchema().returns()[0].type()));
-  TracedGraph traced{graph, module.outKeys(), {}, {{"", module.inKeys(), module.outKeys()}}, tracer.moduleTypes()};
+  TracedGraph traced{graph, module.outKeys(), {}, {{"", module.inKeys(), module.outKeys()}}, tracer.moduleTypes(),
+                     {{"", module.module()}}, tracer.tensorConstants(), !module.isPlain()};
   const auto& keys = module.outKeys();
   for (size_t i = 0; i < keys.size(); ++i) {
     if (isDiscardKey(keys[i])) continue;
@@ -208,6 +209,8 @@ class SequentialMerger {
         const std::string scopePrefix = std::to_string(index) + ".module";
         scopeTypes_.emplace(scopePrefix, sub.modules.size() > 1 ? "TensorDictSequential" : "TensorDictModule");
         for (const auto& [path, type] : sub.scopeTypes) scopeTypes_.emplace(scopePrefix + "." + path, type);
+        for (const auto& [prefix, root] : sub.moduleRoots) moduleRoots_.emplace_back(targetPrefix + prefix, root);
+        for (const auto& [target, t] : sub.tensorConstants) tensorConstants_.emplace(targetPrefix + target, t);
         for (const auto& m : sub.modules)
           modules_.push_back({positionIn(index, m.position), m.inKeys, m.outKeys});
         for (const auto& w : sub.writes) {
@@ -246,7 +249,7 @@ class SequentialMerger {
       result.items.emplace_back(it->second);
     }
     graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
-    return TracedGraph{graph_, keys, writes_, modules_, scopeTypes_};
+    return TracedGraph{graph_, keys, writes_, modules_, scopeTypes_, moduleRoots_, tensorConstants_, true};
   }
 
  private:
@@ -310,6 +313,8 @@ class SequentialMerger {
   std::vector<TracedGraph::KeyWrite> writes_;
   std::vector<TracedGraph::ModuleInfo> modules_;
   std::map<std::string, std::string> scopeTypes_;
+  std::vector<std::pair<std::string, torch::jit::Module>> moduleRoots_;
+  std::map<std::string, at::Tensor> tensorConstants_;
 };
 
 }  // namespace

@@ -69,6 +69,13 @@ class Graph {
   void setLocalNames(std::shared_ptr<NameSpace> local) { localNames_ = std::move(local); }
   /// The node's name in the local namespace it was created under, or its name.
   const std::string& localName(const Node& node) const;
+  /// Editing, as torch.fx's `node.target = ...` and `node.args = ...`: the node keeps its name
+  /// and position; `users` of the nodes it stops or starts referring to are updated. Every node in
+  /// `args` / `kwargs` must belong to this graph and come before `node`. Code generated earlier
+  /// (a GraphModule's) does not change: build a new GraphModule to run the edited graph.
+  void setTarget(Node& node, std::string target);
+  void setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs);
+
   /// Renames `node` to `prefix` + its name, leaving the namespace as it is: tensordict renames a
   /// copied call_module / get_attr node (`_1_weight`) after the graph took its name (`weight`),
   /// so later nodes still count the unprefixed name.

@@ -10,16 +10,22 @@
 
 namespace tdfx {
 
+namespace runtime {
+class PrintedCalls;
+}
+
 /// What one node did in a recorded run: the tensors it produced (shape and dtype) and its time.
 struct NodeRunRecord {
   std::vector<TensorMeta> outputs;
   double seconds = 0.0;
 };
 
-/// Executes a traced graph: leaf modules through their TorchScript forward, every other node
-/// through the exact operator it was traced from, so outputs are bitwise equal to the eager module.
-/// Owns the TracedGraph (its Graph is shared with other copies of that TracedGraph) and the code
-/// generated on construction. Kernels refer to the traced module's TorchScript objects: keep the
+/// Executes a traced graph from what it prints, as an FX GraphModule's forward is its code: each
+/// node runs from its op, target, args and kwargs alone. Calls are compiled as TorchScript compiles
+/// the same Python (runtime/printed_call.h), call_module runs the submodule's TorchScript forward,
+/// get_attr reads the attribute path on the traced module. Owns the TracedGraph (its Graph is
+/// shared with other copies of that TracedGraph) and the code generated on construction. The
+/// TracedGraph's module roots are handles to the traced module's TorchScript objects: keep the
 /// source module (the ModelFile) alive while the GraphModule runs.
 class GraphModule : public TensorDictModuleBase {
  public:
@@ -29,7 +35,8 @@ class GraphModule : public TensorDictModuleBase {
   std::vector<NestedKey> outKeys() const override { return traced_.outKeys; }
   /// Runs the graph on `td`; writes the out keys to `*tdOut`, or to `td` when tdOut is null.
   /// Throws tdfx::KeyError for a missing in key or an output that does not fit the destination,
-  /// tdfx::RuntimeError naming the failing node and its source location otherwise.
+  /// tdfx::RuntimeError naming the failing node, its source location and its printed statement
+  /// otherwise (a printed call that resolves to no function or overload is such an error).
   void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
   /// Like forward, and returns what every node produced and how long it took, indexed by
   /// Node::index(). Reads the graph only, so it may run on a worker thread. Throws like forward.
@@ -48,16 +55,24 @@ class GraphModule : public TensorDictModuleBase {
   std::string graphText() const;
   /// `graph_module.code`.
   const PythonCode& code() const { return code_; }
+  /// The node's statement in code() (`relu = torch.relu(x)`), without FX's frees; "" for none.
+  std::string printedLine(const Node& node) const;
 
  private:
   void run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
            const std::vector<const Node*>* capture = nullptr,
            std::vector<c10::IValue>* captured = nullptr) const;
 
+  /// The value a get_attr / call_module target names: a tensor constant of the graph, or the
+  /// attribute path under the module root its prefix names.
+  c10::IValue attribute(const std::string& target) const;
+
   TracedGraph traced_;
   std::vector<NestedKey> inKeys_;
   PythonCode code_;
   std::vector<std::vector<size_t>> freeAfter_;  // values whose last reader is node i
+  std::shared_ptr<runtime::PrintedCalls> calls_;  // shared by copies; thread-safe
+  const Node* tensordict_ = nullptr;              // the TensorDict placeholder; null for a plain archive
 };
 
 /// tensordict.prototype.fx.symbolic_trace: traces the module (see traceGraph) into a GraphModule.

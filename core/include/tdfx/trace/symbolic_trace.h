@@ -40,6 +40,18 @@ struct TracedGraph {
   /// Python type of every module whose code was inlined or called, by scope path as scopesOf()
   /// names it ("0.module.stages.0" -> "__main__.Stage").
   std::map<std::string, std::string> scopeTypes;
+
+  /// What the printed get_attr and call_module targets name, as an FX GraphModule owns its
+  /// submodules: the TorchScript module behind each target prefix ("" for a lone module,
+  /// "0.module." and "0.module.1.module." in sequentials). A target resolves under the longest
+  /// prefix it starts with, attribute by attribute.
+  std::vector<std::pair<std::string, torch::jit::Module>> moduleRoots;
+  /// Tensors the graph itself owns, by get_attr target (`_tensor_constant0`, `1.module._tensor_constant0`):
+  /// values FX computes while tracing and stores on the GraphModule.
+  std::map<std::string, at::Tensor> tensorConstants;
+  /// The first placeholder is the TensorDict and keys are read with `tensordict[key]`; false for a
+  /// plain archive, whose placeholders are forward's parameters, each read from the key of its name.
+  bool readsTensorDict = true;
 };
 
 /// Converts the module's TorchScript code to a graph without running it. Sequentials become one

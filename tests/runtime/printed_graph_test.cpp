@@ -1,0 +1,108 @@
+// The runtime runs the graph it prints: a node's op, target, args and kwargs say what it computes,
+// so a wrong printout fails verify and is named there.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "tdfx/error.h"
+#include "tdfx/ir/kernel.h"
+#include "tdfx/runtime/verify.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+
+struct Traced {
+  ModelFile model;
+  TracedGraph traced;
+};
+
+Traced traceFixture(const std::string& name) {
+  ModelFile model = loadModelFile(fixture(name));
+  TracedGraph traced = traceGraph(*model.module);
+  return {std::move(model), std::move(traced)};
+}
+
+Node& nodeNamed(const TracedGraph& traced, const std::string& name) {
+  Node* node = traced.graph->findNode(name);
+  if (!node) throw Error("no node " + name);
+  return *node;
+}
+
+VerifyReport verifyEdited(const Traced& t) {
+  const GraphModule gm(t.traced, t.model.module->inKeys());
+  return verify(*t.model.module, gm, verificationInputs(t.model, {}, 0));
+}
+
+TEST(PrintedGraph, RunsWithoutAnyKernelCapturedWhileTracing) {
+  for (const char* name : {"seed_module.pt", "seed_sequential.pt", "nested_sequential.pt", "ops.pt", "checked.pt",
+                           "attention.pt", "control_flow.pt", "default_arg.pt"}) {
+    Traced t = traceFixture(name);
+    for (const auto& node : t.traced.graph->nodes()) node->setKernel(nullptr);
+    const VerifyReport r = verifyEdited(t);
+    EXPECT_TRUE(r.passed()) << name << "\n" << formatReport(r);
+    for (const auto& k : r.keys) EXPECT_TRUE(k.bitwiseEqual) << name << " " << keyToString(k.key);
+  }
+}
+
+TEST(PrintedGraph, AWrongTargetFailsVerifyAndIsNamed) {
+  Traced t = traceFixture("seed_module.pt");
+  Node& sigmoid = nodeNamed(t.traced, "sigmoid");
+  ASSERT_EQ(sigmoid.target(), "torch.sigmoid");
+  t.traced.graph->setTarget(sigmoid, "torch.tanh");
+  const GraphModule gm(t.traced, t.model.module->inKeys());
+  EXPECT_NE(gm.code().text.find("sigmoid = torch.tanh(linear)"), std::string::npos) << gm.code().text;
+  const VerifyReport r = verifyEdited(t);
+  EXPECT_FALSE(r.passed());
+  ASSERT_TRUE(r.divergence.has_value()) << formatReport(r);
+  EXPECT_EQ(r.divergence->node, "sigmoid");
+}
+
+TEST(PrintedGraph, AWrongArgumentFailsVerifyAndIsNamed) {
+  Traced t = traceFixture("seed_sequential.pt");
+  Node& softmax = nodeNamed(t.traced, "softmax");
+  ASSERT_EQ(softmax.kwargs().size(), 1u);
+  ASSERT_EQ(softmax.kwargs()[0].first, "dim");
+  t.traced.graph->setArguments(softmax, softmax.args(), {{"dim", Argument(int64_t(0))}});
+  const VerifyReport r = verifyEdited(t);
+  EXPECT_FALSE(r.passed());
+  ASSERT_TRUE(r.divergence.has_value()) << formatReport(r);
+  EXPECT_EQ(r.divergence->node, "softmax");
+  EXPECT_TRUE(r.keys.at(0).matches);  // the key written before softmax is still right
+}
+
+TEST(PrintedGraph, ATargetThatResolvesToNothingNamesTheNodeAndItsLine) {
+  Traced t = traceFixture("seed_module.pt");
+  t.traced.graph->setTarget(nodeNamed(t.traced, "sigmoid"), "torch.no_such_function");
+  const GraphModule gm(t.traced, t.model.module->inKeys());
+  TensorDict td = verificationInputs(t.model, {}, 0);
+  try {
+    gm.forward(td);
+    FAIL() << "an unresolvable target ran";
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("node 'sigmoid'"), std::string::npos) << what;
+    EXPECT_NE(what.find("printed `sigmoid = torch.no_such_function(linear)`"), std::string::npos) << what;
+    EXPECT_NE(what.find("no function 'torch.no_such_function'"), std::string::npos) << what;
+  }
+}
+
+TEST(PrintedGraph, ArgumentsNoOverloadTakesAreAnErrorNamingTheNode) {
+  Traced t = traceFixture("seed_module.pt");
+  Node& sigmoid = nodeNamed(t.traced, "sigmoid");
+  t.traced.graph->setArguments(sigmoid, {sigmoid.args().at(0), Argument("not a tensor")}, {});
+  const GraphModule gm(t.traced, t.model.module->inKeys());
+  TensorDict td = verificationInputs(t.model, {}, 0);
+  try {
+    gm.forward(td);
+    FAIL() << "torch.sigmoid(linear, 'not a tensor') ran";
+  } catch (const RuntimeError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("node 'sigmoid'"), std::string::npos) << what;
+    EXPECT_NE(what.find("no overload of 'torch.sigmoid' takes these arguments"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace tdfx

@@ -294,6 +294,8 @@ c10::IValue PrintedCalls::run(const Node& node, std::vector<c10::IValue> inputs)
   const auto call = compiled(node, inputs);
   jit::InterpreterState state(*call->code);
   state.run(inputs);
+  if (call->namedResult && inputs.back().isTuple())
+    return c10::ivalue::Tuple::createNamed(inputs.back().toTupleRef().elements().vec(), call->namedResult);
   return inputs.back();
 }
 
@@ -364,6 +366,7 @@ std::shared_ptr<const CompiledCall> PrintedCalls::compile(const Node& node, std:
   }
   auto call = std::make_shared<CompiledCall>();
   call->inputTypes = std::move(types);
+  if (auto tuple = out->type()->cast<c10::TupleType>(); tuple && tuple->schema()) call->namedResult = tuple;
   call->code = std::make_shared<jit::Code>(b.finish(out), node.name());
   return call;
 }

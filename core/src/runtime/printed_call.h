@@ -26,6 +26,9 @@ namespace tdfx::runtime {
 struct CompiledCall {
   std::vector<c10::TypePtr> inputTypes;
   std::shared_ptr<torch::jit::Code> code;
+  /// The call's result type when it is a named tuple (`torch.sort` gives values, indices): the
+  /// interpreter builds a plain tuple, which is given the names again so that `sort.values` reads.
+  c10::TupleTypePtr namedResult;
 };
 
 /// Compiles and runs printed calls. `functions` is the archive's compilation unit (where

@@ -3,7 +3,6 @@
 
 #include <limits>
 
-#include "tdfx/ir/kernel.h"
 
 namespace tdfx::trace {
 
@@ -40,14 +39,14 @@ std::string raisedMessage(jit::Block* b) {
 }
 
 bool isComposite(const SymValue& s) {
-  return s.input.kind == KernelInput::Kind::List || s.input.kind == KernelInput::Kind::Tuple;
+  return s.input.kind == ValueParts::Kind::List || s.input.kind == ValueParts::Kind::Tuple;
 }
 
 SymValue itemOf(const SymValue& composite, size_t i) {
   SymValue item;
   item.arg = (*composite.arg.items())[i];
   item.input = composite.input.items[i];
-  if (item.input.kind == KernelInput::Kind::Constant) item.constant = item.input.constant;
+  if (item.input.kind == ValueParts::Kind::Constant) item.constant = item.input.constant;
   return item;
 }
 
@@ -75,33 +74,14 @@ void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
     // `if bad: raise ...` on a runtime value: an assertion. It stays in the graph as
     // torch._assert(ok, message), checked on every run.
     Argument ok = cond.arg;
-    KernelInput okInput = cond.input;
     if (raisesWhenTrue) {
       Node* negated = graph_.createNode(OpKind::CallFunction, "operator.not_", {cond.arg});
       describeSource(node, frame, negated->meta());
-      auto notKernel = std::make_shared<Kernel>();
-      notKernel->description = "aten::__not__(bool self) -> bool";
-      notKernel->inputs = {cond.input};
-      notKernel->run = [](jit::Stack& stack) { stack.back() = c10::IValue(!stack.back().toBool()); };
-      negated->setKernel(std::move(notKernel));
       ok = Argument(negated);
-      okInput = KernelInput::ofNode(negated);
     }
     const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock);
     Node* check = graph_.createNode(OpKind::CallFunction, "torch._assert", {ok, Argument(message)});
     describeSource(node, frame, check->meta());
-    auto kernel = std::make_shared<Kernel>();
-    kernel->description = "torch._assert(bool condition, str message)";
-    kernel->inputs = {okInput, KernelInput::ofConstant(c10::IValue(message))};
-    kernel->run = [](jit::Stack& stack) {
-      const std::string msg = stack.back().toStringRef();
-      stack.pop_back();
-      const bool passed = stack.back().toBool();
-      stack.pop_back();
-      if (!passed) throw std::runtime_error("assertion failed: " + msg);
-      stack.emplace_back();
-    };
-    check->setKernel(std::move(kernel));
     return;
   }
   failDataDependent(node, frame, "the condition of this if depends on tensor data");
@@ -184,7 +164,7 @@ void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
 void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   const bool isList = node->kind() == c10::prim::ListConstruct;
   SymValue out;
-  out.input.kind = isList ? KernelInput::Kind::List : KernelInput::Kind::Tuple;
+  out.input.kind = isList ? ValueParts::Kind::List : ValueParts::Kind::Tuple;
   c10::TypePtr elementType;
   if (isList) out.input.elementType = elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
   std::vector<Argument> items;
@@ -206,11 +186,11 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
     c10::IValue value;
     if (isList) {
       c10::impl::GenericList list(elementType);
-      for (const KernelInput& item : out.input.items) list.push_back(item.constant);
+      for (const ValueParts& item : out.input.items) list.push_back(item.constant);
       value = c10::IValue(list);
     } else {
       std::vector<c10::IValue> elems;
-      for (const KernelInput& item : out.input.items) elems.push_back(item.constant);
+      for (const ValueParts& item : out.input.items) elems.push_back(item.constant);
       value = c10::ivalue::Tuple::create(std::move(elems));
     }
     Argument arg = out.arg;
@@ -225,7 +205,7 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
   // graph sees the list as it is at each use. Only appends are followed; other in-place list
   // operations on such lists cannot be represented.
   auto it = frame.env.find(node->input(0));
-  if (it == frame.env.end() || it->second.input.kind != KernelInput::Kind::List) return false;
+  if (it == frame.env.end() || it->second.input.kind != ValueParts::Kind::List) return false;
   if (node->kind() != c10::aten::append)
     fail(node, frame, "in-place list operations other than append are not supported on lists built in forward");
   SymValue& list = it->second;

@@ -7,7 +7,6 @@
 
 #include "fx_tables.h"
 #include "module_tracer.h"
-#include "tdfx/ir/kernel.h"
 
 namespace tdfx::trace {
 
@@ -94,56 +93,6 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
   return group;
 }
 
-std::shared_ptr<Kernel> ModuleTracer::compositeKernel(const std::vector<jit::Node*>& group, Frame& frame) {
-  struct Step {
-    std::shared_ptr<jit::Operation> op;
-    std::vector<int> slots;  // >= 0: external input; < 0: output -(slot + 1) of an earlier step
-    bool vararg = false;
-  };
-  auto kernel = std::make_shared<Kernel>();
-  std::vector<Step> steps;
-  std::vector<const jit::Value*> external;
-  for (size_t k = 0; k < group.size(); ++k) {
-    Step step;
-    step.op = std::make_shared<jit::Operation>(group[k]->getOperation());
-    const c10::FunctionSchema* schema = group[k]->maybeSchema();
-    step.vararg = schema && schema->is_vararg();
-    for (const jit::Value* in : group[k]->inputs()) {
-      auto producer = std::find(group.begin(), group.begin() + static_cast<long>(k), in->node());
-      if (producer != group.begin() + static_cast<long>(k)) {
-        step.slots.push_back(-static_cast<int>(producer - group.begin()) - 1);
-        continue;
-      }
-      auto it = std::find(external.begin(), external.end(), in);
-      if (it == external.end()) {
-        external.push_back(in);
-        kernel->inputs.push_back(frame.get(in).input);
-        it = external.end() - 1;
-      }
-      step.slots.push_back(static_cast<int>(it - external.begin()));
-    }
-    steps.push_back(std::move(step));
-  }
-  const size_t numExternal = external.size();
-  kernel->run = [steps, numExternal](jit::Stack& stack) {
-    std::vector<c10::IValue> ext(std::make_move_iterator(stack.end() - static_cast<long>(numExternal)),
-                                 std::make_move_iterator(stack.end()));
-    stack.erase(stack.end() - static_cast<long>(numExternal), stack.end());
-    std::vector<c10::IValue> outs(steps.size());
-    for (size_t k = 0; k < steps.size(); ++k) {
-      jit::Stack s;
-      for (int slot : steps[k].slots) s.push_back(slot >= 0 ? ext[static_cast<size_t>(slot)] : outs[static_cast<size_t>(-slot - 1)]);
-      if (steps[k].vararg) s.emplace_back(static_cast<int64_t>(steps[k].slots.size()));
-      (*steps[k].op)(s);
-      outs[k] = s.back();
-    }
-    stack.push_back(outs.back());
-  };
-  std::string description;
-  for (const jit::Node* n : group) description += (description.empty() ? "" : "; ") + std::string(n->kind().toQualString());
-  kernel->description = description;
-  return kernel;
-}
 
 std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
                                                     Frame& frame) const {
@@ -319,12 +268,12 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     rollBackTo(mark, tensorConstants);
     return 0;
   }
-  auto kernel = compositeKernel(group, frame);
   Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
-  fx->meta().schema = kernel->description;
+  // The operators the one FX node stands for, for the inspector.
+  for (const jit::Node* n : group)
+    fx->meta().schema += (fx->meta().schema.empty() ? "" : "; ") + std::string(n->kind().toQualString());
   for (jit::Node* n : group) fx->meta().random = fx->meta().random || n->isNondeterministic();
-  fx->setKernel(std::move(kernel));
   frame.env[group.back()->output()] = SymValue::ofNode(fx);
   size_t consumed = 1;
   for (jit::Node* n = first; n != group.back(); n = n->next()) ++consumed;

@@ -20,7 +20,7 @@ namespace jit = torch::jit;
 SymValue SymValue::ofConstant(const c10::IValue& v) {
   SymValue s;
   s.constant = v;
-  s.input = KernelInput::ofConstant(v);
+  s.input = ValueParts::ofConstant(v);
   if (auto a = argumentFromIValue(v)) s.arg = std::move(*a);
   else s.arg = Argument("<" + v.tagKind() + ">");
   return s;
@@ -29,7 +29,7 @@ SymValue SymValue::ofConstant(const c10::IValue& v) {
 SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
   SymValue s;
   s.constant = t;
-  s.input = KernelInput::ofConstant(t);
+  s.input = ValueParts::ofConstant(t);
   s.arg = Argument("<tensor>");
   s.pendingTensor = true;
   s.tensorTarget = std::move(target);
@@ -46,7 +46,7 @@ SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string fi
 SymValue SymValue::ofNode(Node* n) {
   SymValue s;
   s.arg = Argument(n);
-  s.input = KernelInput::ofNode(n);
+  s.input = ValueParts::ofNode(n);
   return s;
 }
 
@@ -252,19 +252,11 @@ py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta
 Node* ModuleTracer::createGetItem(Node* container, int64_t index, const std::string& field) {
   Node* item = nullptr;
   if (field.empty()) {
-    // Runs without a kernel: the runtime indexes the tuple or list itself.
     item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(container), Argument(index)});
   } else {
     // A named tuple's field read by name (`x.max(1).values`): FX records the attribute read,
     // builtins.getattr(max_1, 'values'), where the code reads it.
     item = graph_.createNode(OpKind::CallFunction, "builtins.getattr", {Argument(container), Argument(field)});
-    auto kernel = std::make_shared<Kernel>();
-    kernel->description = "the named tuple's field " + field;
-    kernel->inputs = {KernelInput::ofNode(container)};
-    kernel->run = [index](jit::Stack& stack) {
-      stack.back() = c10::IValue(stack.back().toTupleRef().elements().at(static_cast<size_t>(index)));
-    };
-    item->setKernel(std::move(kernel));
   }
   item->meta().modulePath = container->meta().modulePath;
   item->meta().moduleType = container->meta().moduleType;
@@ -443,10 +435,6 @@ Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tens
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   if (attribute.empty()) tensorConstantValues_[target] = t;
   describeSource(source, frame, fx->meta());
-  auto kernel = std::make_shared<Kernel>();
-  kernel->description = attribute.empty() ? "tensor constant" : "self." + attribute;
-  kernel->run = [t](jit::Stack& stack) { stack.emplace_back(t); };
-  fx->setKernel(std::move(kernel));
   if (!attribute.empty()) attrNodes_.emplace(attribute, fx);
   return fx;
 }
@@ -573,11 +561,7 @@ Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRe
   const py::ExprPtr expr = describeSource(node, frame, meta);
   std::vector<Argument> fxArgs;
   Kwargs fxKwargs;
-  auto kernel = std::make_shared<Kernel>();
-  for (const SymValue& a : args) {
-    fxArgs.push_back(a.arg);
-    kernel->inputs.push_back(a.input);
-  }
+  for (const SymValue& a : args) fxArgs.push_back(a.arg);
   // FX records the module call as written (`self.attn(q, k, v, need_weights=False)`), where
   // TorchScript passes every parameter.
   if (expr && expr->kind == py::Expr::Kind::Call) {
@@ -593,17 +577,8 @@ Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRe
   fx->meta() = std::move(meta);
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
-  kernel->description = fx->meta().moduleType + "." + method;
   describeModule(target.module, fx->meta());
   moduleTypes_.emplace(target.path, fx->meta().moduleType);
-  const size_t n = args.size();
-  jit::Module module = target.module;
-  kernel->run = [module, method, n](jit::Stack& stack) {
-    std::vector<c10::IValue> inputs(std::make_move_iterator(stack.end() - n), std::make_move_iterator(stack.end()));
-    stack.erase(stack.end() - n, stack.end());
-    stack.push_back(module.get_method(method)(std::move(inputs)));
-  };
-  fx->setKernel(std::move(kernel));
   return fx;
 }
 
@@ -630,12 +605,10 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   const py::ExprPtr expr = describeSource(node, frame, meta);
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
-  auto kernel = std::make_shared<Kernel>();
   const auto& schemaArgs = fn->getSchema().arguments();
   for (size_t i = 0; i < args.size(); ++i) {
     inputs.push_back(i < schemaArgs.size() ? coerceToSchemaType(args[i].arg, schemaArgs[i].real_type()) : args[i].arg);
     constants.push_back(args[i].constant);
-    kernel->inputs.push_back(args[i].input);
   }
   std::vector<Argument> fxArgs = inputs;
   Kwargs fxKwargs;
@@ -663,10 +636,6 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   Node* fx = graph_.createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = meta;
   fx->meta().schema = fn->getSchema().operator_name().name;
-  kernel->description = qualified;
-  kernel->numOutputs = node->outputs().size();
-  kernel->run = [fn](jit::Stack& stack) { fn->run(stack); };
-  fx->setKernel(std::move(kernel));
   setOutputs(node, fx, node->outputs().size(), frame);
 }
 
@@ -731,14 +700,12 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   if (!op) fail(node, frame, "no operator implementation is registered for this node");
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
-  auto kernel = std::make_shared<Kernel>();
   for (size_t i = 0; i < node->inputs().size(); ++i) {
     const SymValue& s = frame.get(node->input(i));
     if (s.kind == SymValue::Kind::Module) fail(node, frame, "a module used as an operator argument");
     const c10::TypePtr type = schema && i < schema->arguments().size() ? schema->arguments()[i].real_type() : nullptr;
     inputs.push_back(coerceToSchemaType(s.arg, type));
     constants.push_back(s.constant);
-    kernel->inputs.push_back(s.input);
   }
   NodeMeta meta;
   const py::ExprPtr expr = describeSource(node, frame, meta);
@@ -753,11 +720,6 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
     fx->meta().schema = node->kind().toQualString();
   }
   fx->meta().random = node->isNondeterministic();
-  kernel->description = fx->meta().schema;
-  kernel->numOutputs = node->outputs().size();
-  if (isVararg(node)) kernel->inputs.push_back(KernelInput::ofConstant(static_cast<int64_t>(node->inputs().size())));
-  kernel->run = std::move(*op);
-  fx->setKernel(std::move(kernel));
   setOutputs(node, fx, node->outputs().size(), frame);
 }
 

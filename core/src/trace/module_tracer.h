@@ -11,12 +11,35 @@
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
-#include "tdfx/ir/kernel.h"
 #include "call_form.h"
 #include "python_expr.h"
 #include "tdfx/nn/source_index.h"
 
 namespace tdfx::trace {
+
+/// How a value is built, for the tracer's own bookkeeping of lists and tuples (their items'
+/// structure survives `append`, unpacking and `len`): a constant, the value of a node, or a list or
+/// tuple of parts. `node` is non-owning and points into the graph being built.
+struct ValueParts {
+  enum class Kind { Constant, NodeValue, List, Tuple };
+  Kind kind = Kind::Constant;
+  c10::IValue constant;
+  Node* node = nullptr;
+  c10::TypePtr elementType;  ///< element type of a List
+  std::vector<ValueParts> items;
+
+  static ValueParts ofConstant(c10::IValue v) {
+    ValueParts k;
+    k.constant = std::move(v);
+    return k;
+  }
+  static ValueParts ofNode(Node* n) {
+    ValueParts k;
+    k.kind = Kind::NodeValue;
+    k.node = n;
+    return k;
+  }
+};
 
 /// A module object and its qualified path relative to the traced module ("" = the module itself).
 struct ModuleRef {
@@ -30,7 +53,7 @@ struct SymValue {
   enum class Kind { Value, Module };
   Kind kind = Kind::Value;
   Argument arg;                          ///< FX view
-  KernelInput input;                     ///< runtime view
+  ValueParts input;                      ///< how it is built
   std::optional<c10::IValue> constant;   ///< set when the value is known without running
   std::shared_ptr<const ModuleRef> module;  ///< Kind::Module (shared: values are copied a lot)
   /// A tensor known while tracing (a buffer, a tensor constant, or one computed from them only),
@@ -154,7 +177,6 @@ class ModuleTracer {
   // Expression groups (expression_group.cpp): nodes of one Python expression folded into one FX node.
   size_t convertExpressionGroup(torch::jit::Node* first, Frame& frame);
   std::vector<torch::jit::Node*> expressionGroup(torch::jit::Node* first, const SourceLocation& loc) const;
-  std::shared_ptr<Kernel> compositeKernel(const std::vector<torch::jit::Node*>& group, Frame& frame);
   std::optional<CallForm> subscriptForm(const std::vector<torch::jit::Node*>& group, const py::Expr& expr,
                                                Frame& frame) const;
   std::optional<CallForm> builtinOperatorForm(const std::vector<torch::jit::Node*>& group, const std::string& header,

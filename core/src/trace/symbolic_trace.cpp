@@ -66,7 +66,7 @@ std::string fxTypeRepr(const c10::TypePtr& type) {
 
 // A plain archive's forward as torch.fx.symbolic_trace records it: one placeholder per parameter,
 // with its annotation (when the source has one) and default. Each placeholder reads the key of
-// its name; one with a default runs its kernel when the key is absent.
+// its name; one with a default takes it (its printed argument) when the key is absent.
 struct PlainInputs {
   std::vector<trace::SymValue> values;
   bool annotatedReturn = false;  ///< forward's source says `-> TYPE`
@@ -82,12 +82,6 @@ Node* parameterPlaceholder(Graph& graph, const c10::Argument& a, const std::opti
   if (header) {
     for (const auto& written : header->parameters)
       if (written.name == a.name() && !written.annotation.empty()) p->setType(fxTypeRepr(a.type()));
-  }
-  if (a.default_value()) {
-    auto kernel = std::make_shared<Kernel>();
-    kernel->description = "default of " + a.name();
-    kernel->run = [value = *a.default_value()](torch::jit::Stack& stack) { stack.push_back(value); };
-    p->setKernel(std::move(kernel));
   }
   return p;
 }
@@ -231,11 +225,6 @@ class SequentialMerger {
       copy->setType(node.type());
       copy->meta() = node.meta();
       copy->meta().tdModule = positionIn(index, node.meta().tdModule);
-      if (node.kernel()) {
-        auto kernel = std::make_shared<Kernel>(*node.kernel());
-        for (KernelInput& in : kernel->inputs) remap(in, env);
-        copy->setKernel(std::move(kernel));
-      }
       env[&node] = copy;
     }
   }
@@ -299,10 +288,6 @@ class SequentialMerger {
     Kwargs out;
     for (const auto& [k, v] : kwargs) out.emplace_back(k, remap(v, env));
     return out;
-  }
-  static void remap(KernelInput& in, const std::unordered_map<const Node*, Node*>& env) {
-    if (in.kind == KernelInput::Kind::NodeValue) in.node = env.at(in.node);
-    for (KernelInput& item : in.items) remap(item, env);
   }
 
   std::shared_ptr<Graph> graph_;

@@ -13,7 +13,6 @@
 namespace tdfx {
 
 class Graph;
-struct Kernel;
 
 /// The FX opcodes.
 enum class OpKind { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
@@ -73,7 +72,7 @@ struct NodeMeta {
 /// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are
 /// created only through Graph::createNode, which keeps `users` consistent with args and kwargs.
 /// Args and kwargs are fixed at creation and users grow as later nodes use the node; only the
-/// type annotation, the metadata and the kernel can be changed directly. A placeholder's args are
+/// type annotation and the metadata can be changed directly (and the graph edits target and arguments: Graph::setTarget, Graph::setArguments). A placeholder's args are
 /// empty, or hold its default value (FX's `placeholder[target=k](default=2)`).
 class Node {
  public:
@@ -97,10 +96,6 @@ class Node {
   NodeMeta& meta() { return meta_; }
   const NodeMeta& meta() const { return meta_; }
 
-  /// How the runtime executes a call_function / call_method node; null for the others and for
-  /// nodes the runtime interprets itself (tensordict reads, tuple indexing).
-  const std::shared_ptr<const Kernel>& kernel() const { return kernel_; }
-  void setKernel(std::shared_ptr<const Kernel> kernel) { kernel_ = std::move(kernel); }
 
  private:
   friend class Graph;
@@ -117,7 +112,6 @@ class Node {
   std::vector<Node*> users_;
   size_t index_;
   NodeMeta meta_;
-  std::shared_ptr<const Kernel> kernel_;
 };
 
 }  // namespace tdfx

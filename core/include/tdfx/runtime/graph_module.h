@@ -76,7 +76,7 @@ class GraphModule : public TensorDictModuleBase {
 };
 
 /// tensordict.prototype.fx.symbolic_trace: traces the module (see traceGraph) into a GraphModule.
-/// `module` is only read, but the result's kernels share its TorchScript objects (see GraphModule).
+/// `module` is only read, but the result's module roots share its TorchScript objects (see GraphModule).
 /// Throws tdfx::TraceError.
 GraphModule symbolicTrace(const TensorDictModuleBase& module);
 

@@ -59,7 +59,7 @@ struct TracedGraph {
 /// get_attr nodes of the i-th module get the `_{i}_` name and `{i}.module.` target prefixes.
 /// Throws tdfx::TraceError naming the module, the operation and its source location; LibTorch
 /// failures while reading the TorchScript code are rethrown as TraceError too. `module` is only
-/// read; node kernels keep handles to its TorchScript objects (see Kernel).
+/// read; the result's module roots are handles to its TorchScript objects.
 TracedGraph traceGraph(const TensorDictModuleBase& module);
 
 }  // namespace tdfx

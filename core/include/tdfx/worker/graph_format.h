@@ -26,7 +26,7 @@ struct ModelSummary {
   std::vector<InputSpec> exampleInputs;
 };
 
-/// A traced model as plain data: the graph (nodes without kernels), its TensorDict wiring and the
+/// A traced model as plain data: the graph (without the module roots and tensor constants that running it needs), its TensorDict wiring and the
 /// generated code. Printing, code and layout work on it exactly as on the traced original.
 struct TracedModel {
   ModelSummary model;

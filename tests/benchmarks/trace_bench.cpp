@@ -1,5 +1,8 @@
 // Load, trace and run times for model files, as a table or JSON (for trace_benchmark.py).
 //   tdfx_trace_bench [--json] [--repeat N] [--input KEY=SHAPE]... MODEL...
+//   The forward columns: the eager module's forward and the printed graph's (GraphModule::forward,
+//   which runs the nodes as printed), each warmed up once, then the best of N runs taken in turn;
+//   ratio = printed / eager.
 //   tdfx_trace_bench --worker-start [--repeat N] MODEL: what a model worker adds to opening MODEL
 //     (zygote fork, socket, serialization), as JSON: open in a worker vs load + trace here.
 #include <chrono>
@@ -81,6 +84,17 @@ int main(int argc, char** argv) {
       const tdfx::TensorDict td = tdfx::verificationInputs(model, inputs, 0);
       tdfx::VerifyReport report;
       const double verifyTime = bestOf(1, [&] { report = tdfx::verify(*model.module, *gm, td); });
+      const auto forwardOnce = [&td](const tdfx::TensorDictModuleBase& m) {
+        tdfx::TensorDict in = td;
+        m.forward(in);
+      };
+      forwardOnce(*model.module);
+      forwardOnce(*gm);
+      double eagerForward = std::numeric_limits<double>::infinity(), graphForward = eagerForward;
+      for (int i = 0; i < repeat; ++i) {
+        eagerForward = std::min(eagerForward, bestOf(1, [&] { forwardOnce(*model.module); }));
+        graphForward = std::min(graphForward, bestOf(1, [&] { forwardOnce(*gm); }));
+      }
       std::string name = path.substr(path.find_last_of('/') + 1);
       name = name.substr(0, name.rfind('.'));
       rows.push_back({{"model", name},
@@ -90,6 +104,9 @@ int main(int argc, char** argv) {
                       {"verify_s", verifyTime},
                       {"eager_s", report.eagerSeconds},
                       {"traced_s", report.tracedSeconds},
+                      {"eager_forward_s", eagerForward},
+                      {"graph_forward_s", graphForward},
+                      {"ratio", graphForward / eagerForward},
                       {"bitwise", report.passed()}});
     }
   } catch (const std::exception& e) {
@@ -102,12 +119,15 @@ int main(int argc, char** argv) {
   }
   std::cout << std::left << std::setw(22) << "model" << std::right << std::setw(7) << "nodes" << std::setw(10) << "load ms"
             << std::setw(10) << "trace ms" << std::setw(11) << "verify ms" << std::setw(10) << "eager ms" << std::setw(11)
-            << "traced ms" << std::setw(9) << "bitwise\n";
+            << "traced ms" << std::setw(12) << "eager fw ms" << std::setw(12) << "graph fw ms" << std::setw(7) << "ratio"
+            << std::setw(9) << "bitwise\n";
   for (const auto& r : rows)
     std::cout << std::left << std::setw(22) << r["model"].get<std::string>() << std::right << std::setw(7)
               << r["nodes"].get<size_t>() << std::fixed << std::setprecision(1) << std::setw(10)
               << r["load_s"].get<double>() * 1e3 << std::setw(10) << r["trace_s"].get<double>() * 1e3 << std::setw(11)
               << r["verify_s"].get<double>() * 1e3 << std::setw(10) << r["eager_s"].get<double>() * 1e3 << std::setw(11)
-              << r["traced_s"].get<double>() * 1e3 << std::setw(9) << (r["bitwise"].get<bool>() ? "yes" : "NO") << "\n";
+              << r["traced_s"].get<double>() * 1e3 << std::setw(12) << r["eager_forward_s"].get<double>() * 1e3
+              << std::setw(12) << r["graph_forward_s"].get<double>() * 1e3 << std::setprecision(3) << std::setw(7)
+              << r["ratio"].get<double>() << std::setw(9) << (r["bitwise"].get<bool>() ? "yes" : "NO") << "\n";
   return 0;
 }

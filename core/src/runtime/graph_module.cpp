@@ -104,15 +104,21 @@ bool truthy(const c10::IValue& v) {
   throw RuntimeError("the condition of torch._assert is a " + v.tagKind());
 }
 
-// `module(*args, **kwargs)`: its forward, or the first of its overloads (TorchScript compiles an
-// @overload-ed forward, nn.GRU's, as forward__0, forward__1, ...) whose schema takes the arguments.
+// `module(*args, **kwargs)`: its forward, or the first of the methods Python's forward chooses
+// from whose schema takes the arguments: TorchScript compiles an @overload-ed forward (nn.GRU's) as
+// forward__0, forward__1, ...; the dynamic quantized RNNs' forward picks forward_tensor or
+// forward_packed by the input's type.
 c10::IValue callForward(const torch::jit::Module& module, std::vector<c10::IValue> args,
                         const std::unordered_map<std::string, c10::IValue>& kwargs) {
   if (auto forward = module.find_method("forward")) return (*forward)(std::move(args), kwargs);
+  std::vector<std::string> candidates;
+  for (int k = 0; module.find_method("forward__" + std::to_string(k)); ++k)
+    candidates.push_back("forward__" + std::to_string(k));
+  for (const char* name : {"forward_tensor", "forward_packed"})
+    if (module.find_method(name)) candidates.emplace_back(name);
   std::string tried;
-  for (int k = 0;; ++k) {
-    auto overload = module.find_method("forward__" + std::to_string(k));
-    if (!overload) break;
+  for (const std::string& name : candidates) {
+    auto overload = module.find_method(name);
     std::vector<c10::IValue> stack{module._ivalue()};
     stack.insert(stack.end(), args.begin(), args.end());
     try {

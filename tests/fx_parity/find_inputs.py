@@ -67,23 +67,30 @@ def find(path):
     return None, error
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--skipped")
-    args = ap.parse_args()
+def corpus_lines(paths):
+    """(lines, skipped): a `PATH --input ...` line per archive some input set fits, and
+    `NAME: error` for the others."""
     torch.manual_seed(0)
     lines, skipped = [], []
-    for path in sorted(glob.glob(os.path.join(args.corpus, "*.pt"))):
+    for path in paths:
         try:
             inputs, error = find(path)
         except Exception as e:
             inputs, error = None, f"cannot load: {e}"
         if inputs is None:
             skipped.append(f"{os.path.basename(path)}: {error}")
-            continue
-        lines.append(" ".join([path] + inputs))
+        else:
+            lines.append(" ".join([path] + inputs))
+    return lines, skipped
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--skipped")
+    args = ap.parse_args()
+    lines, skipped = corpus_lines(sorted(glob.glob(os.path.join(args.corpus, "*.pt"))))
     with open(args.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     if args.skipped:

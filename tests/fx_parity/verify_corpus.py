@@ -37,20 +37,9 @@ def main():
     for old in glob.glob(os.path.join(args.work, "*.txt")):
         os.remove(old)
 
-    import torch
-    torch.manual_seed(0)
-    lines, no_inputs = [], []
-    for path in sorted(glob.glob(os.path.join(cases, "*.pt"))):
-        if not args.torchvision_models and os.path.basename(path).startswith(("tv_", "tvtd_", "tvseq_")):
-            continue
-        try:
-            inputs, error = find_inputs.find(path)
-        except Exception as e:
-            inputs, error = None, f"cannot load: {e}"
-        if inputs is None:
-            no_inputs.append(f"{os.path.basename(path)}: {error}")
-        else:
-            lines.append(" ".join([path] + inputs))
+    paths = [p for p in sorted(glob.glob(os.path.join(cases, "*.pt")))
+             if args.torchvision_models or not os.path.basename(p).startswith(("tv_", "tvtd_", "tvseq_"))]
+    lines, no_inputs = find_inputs.corpus_lines(paths)
     if not lines:
         print(f"no archive in {cases}")
         return 1

@@ -69,20 +69,8 @@ std::string describeNode(const Node& n, const PythonCode& code, const RunOverlay
     std::snprintf(buf, sizeof buf, "time in the last run: %.3f ms\n", seconds * 1e3);
     s += buf;
   }
-  auto line = code.nodeLines.find(n.name());
-  if (line != code.nodeLines.end()) {
-    size_t start = 0;
-    for (int i = 1; i < line->second && start != std::string::npos; ++i) {
-      start = code.text.find('\n', start);
-      if (start != std::string::npos) ++start;
-    }
-    if (start != std::string::npos) {
-      const size_t end = code.text.find('\n', start);
-      std::string text = code.text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      text.erase(0, text.find_first_not_of(' '));
-      s += "code line " + std::to_string(line->second) + ": " + text + "\n";
-    }
-  }
+  if (auto line = code.nodeLines.find(n.name()); line != code.nodeLines.end())
+    s += "code line " + std::to_string(line->second) + ": " + statementText(code, n.name()) + "\n";
   return s;
 }
 

@@ -233,4 +233,19 @@ PythonCode pythonCode(const Graph& graph) {
   return code;
 }
 
+std::string statementText(const PythonCode& code, const std::string& nodeName) {
+  auto it = code.nodeLines.find(nodeName);
+  if (it == code.nodeLines.end()) return "";
+  size_t start = 0;
+  for (int line = 1; line < it->second && start != std::string::npos; ++line) {
+    start = code.text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return "";
+  const size_t end = code.text.find('\n', start);
+  std::string text = code.text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  text.erase(0, text.find_first_not_of(' '));
+  return text;
+}
+
 }  // namespace tdfx

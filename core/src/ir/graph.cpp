@@ -121,22 +121,25 @@ Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> arg
   nodes_.push_back(std::unique_ptr<Node>(
       new Node(name, op, std::move(target), std::move(args), std::move(kwargs), nodes_.size())));
   Node* node = nodes_.back().get();
-  const auto addUser = [node](Node* used) {
-    auto& users = used->users_;
-    if (users.empty() || users.back() != node) {
-      for (Node* u : users)
-        if (u == node) return;
-      users.push_back(node);
-    }
-  };
-  for (const Argument& a : node->args_) forEachNode(a, addUser);
-  for (const auto& kv : node->kwargs_) forEachNode(kv.second, addUser);
+  linkUses(*node);
   return node;
 }
 
-void Graph::setTarget(Node& node, std::string target) { node.target_ = std::move(target); }
+void Graph::linkUses(Node& node) {
+  Node* self = &node;
+  const auto addUser = [self](Node* used) {
+    auto& users = used->users_;
+    if (!users.empty() && users.back() == self) return;
+    if (std::find(users.begin(), users.end(), self) != users.end()) return;
+    // Users stay in graph order (a new node is the last, so it is appended).
+    auto at = std::find_if(users.begin(), users.end(), [self](Node* u) { return u->index() > self->index(); });
+    users.insert(at, self);
+  };
+  for (const Argument& a : node.args_) forEachNode(a, addUser);
+  for (const auto& kv : node.kwargs_) forEachNode(kv.second, addUser);
+}
 
-void Graph::setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs) {
+void Graph::unlinkUses(Node& node) {
   Node* self = &node;
   const auto dropUser = [self](Node* used) {
     auto& users = used->users_;
@@ -144,17 +147,15 @@ void Graph::setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs) 
   };
   for (const Argument& a : node.args_) forEachNode(a, dropUser);
   for (const auto& kv : node.kwargs_) forEachNode(kv.second, dropUser);
+}
+
+void Graph::setTarget(Node& node, std::string target) { node.target_ = std::move(target); }
+
+void Graph::setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs) {
+  unlinkUses(node);
   node.args_ = std::move(args);
   node.kwargs_ = std::move(kwargs);
-  const auto addUser = [self](Node* used) {
-    auto& users = used->users_;
-    if (std::find(users.begin(), users.end(), self) != users.end()) return;
-    // Users stay in graph order, as if the node had been created with these arguments.
-    auto at = std::find_if(users.begin(), users.end(), [self](Node* u) { return u->index() > self->index(); });
-    users.insert(at, self);
-  };
-  for (const Argument& a : node.args_) forEachNode(a, addUser);
-  for (const auto& kv : node.kwargs_) forEachNode(kv.second, addUser);
+  linkUses(node);
 }
 
 Node* Graph::outputNode() const {
@@ -166,12 +167,7 @@ Node* Graph::outputNode() const {
 void Graph::truncate(size_t size) {
   while (nodes_.size() > size) {
     Node* node = nodes_.back().get();
-    const auto dropUser = [node](Node* used) {
-      auto& users = used->users_;
-      users.erase(std::remove(users.begin(), users.end(), node), users.end());
-    };
-    for (const Argument& a : node->args_) forEachNode(a, dropUser);
-    for (const auto& kv : node->kwargs_) forEachNode(kv.second, dropUser);
+    unlinkUses(*node);
     const size_t index = nodes_.size() - 1;
     if (auto it = takenNameOf_.find(index); it != takenNameOf_.end()) {
       names_.release(it->second);

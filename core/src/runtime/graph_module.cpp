@@ -15,12 +15,11 @@ GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
     : traced_(std::move(traced)), inKeys_(std::move(inKeys)), code_(pythonCode(*traced_.graph)) {
   useReferenceExecutor();
   const auto& nodes = traced_.graph->nodes();
+  callInputs_.reserve(nodes.size());
+  for (const auto& n : nodes) callInputs_.push_back(runtime::referencedNodes(*n));
   std::vector<size_t> lastUse(nodes.size(), 0);
-  for (const auto& n : nodes) {
-    const auto mark = [&](Node* used) { lastUse[used->index()] = n->index(); };
-    for (const Argument& a : n->args()) forEachNode(a, mark);
-    for (const auto& kv : n->kwargs()) forEachNode(kv.second, mark);
-  }
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const Node* used : callInputs_[i]) lastUse[used->index()] = i;
   freeAfter_.assign(nodes.size(), {});
   for (size_t i = 0; i < nodes.size(); ++i)
     if (lastUse[i] > i) freeAfter_[lastUse[i]].push_back(i);
@@ -38,17 +37,7 @@ GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
 std::string GraphModule::graphText() const { return printGraph(*traced_.graph); }
 
 std::string GraphModule::printedLine(const Node& node) const {
-  auto it = code_.nodeLines.find(node.name());
-  if (it == code_.nodeLines.end()) return "";
-  size_t start = 0;
-  for (int line = 1; line < it->second && start != std::string::npos; ++line) {
-    start = code_.text.find('\n', start);
-    if (start != std::string::npos) ++start;
-  }
-  if (start == std::string::npos) return "";
-  std::string text = code_.text.substr(start, code_.text.find('\n', start) - start);
-  const size_t first = text.find_first_not_of(' ');
-  text = first == std::string::npos ? "" : text.substr(first);
+  std::string text = statementText(code_, node.name());
   // The frees FX appends (`;  x = None`) are not part of the node's statement.
   if (const size_t frees = text.find(";  "); frees != std::string::npos) text.resize(frees);
   return text;
@@ -225,7 +214,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
           [[fallthrough]];
         case OpKind::CallMethod: {
           std::vector<c10::IValue> inputs;
-          for (const Node* n : runtime::referencedNodes(node)) inputs.push_back(env[n->index()]);
+          for (const Node* n : callInputs_[i]) inputs.push_back(env[n->index()]);
           env[i] = calls_->run(node, std::move(inputs));
           break;
         }

@@ -14,6 +14,10 @@ struct PythonCode {
   std::map<std::string, int> nodeLines;   ///< node name -> 1-based line of its statement in `text`
 };
 
+/// The text of the node's statement in `code` (`relu = torch.relu(x);  x = None`), without its
+/// indentation; "" when the node has no statement there.
+std::string statementText(const PythonCode& code, const std::string& nodeName);
+
 /// Generates `def forward(self, tensordict): ...` for `graph`, with FX's frees (`;  a = None`).
 /// Only reads `graph`; throws no tdfx errors. GraphModule calls it once, on construction.
 PythonCode pythonCode(const Graph& graph);

@@ -82,6 +82,10 @@ class Graph {
   void prefixName(Node& node, const std::string& prefix);
 
  private:
+  /// Adds `node` to the users of every node its arguments refer to, in graph order; removes it.
+  void linkUses(Node& node);
+  void unlinkUses(Node& node);
+
   NameSpace names_;
   std::shared_ptr<NameSpace> localNames_;
   std::unordered_map<size_t, std::string> localNameOf_;   // node index -> its local name

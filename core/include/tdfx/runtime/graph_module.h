@@ -72,6 +72,7 @@ class GraphModule : public TensorDictModuleBase {
   PythonCode code_;
   std::vector<std::vector<size_t>> freeAfter_;  // values whose last reader is node i
   std::shared_ptr<runtime::PrintedCalls> calls_;  // shared by copies; thread-safe
+  std::vector<std::vector<const Node*>> callInputs_;  // per node: the nodes its args and kwargs read, in order
   const Node* tensordict_ = nullptr;              // the TensorDict placeholder; null for a plain archive
 };
 

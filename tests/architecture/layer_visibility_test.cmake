@@ -2,7 +2,12 @@
 # the public headers of exactly the layers below it (and its own), so an include that points
 # upwards does not compile. For each layer, the compiler is asked (__has_include, preprocessing
 # only) with the include directories the layer's sources are compiled with.
-# Usage: cmake -DCXX=<compiler> -DINCLUDES_DIR=<dir with <layer>.includes> -DWORK=<dir> -P layer_visibility_test.cmake
+# The compiler's own search path is left out (-nostdinc, and the implicit directories CMake drops
+# from compile lines too): a tdfx installed into /usr (libtdfx-dev) is visible to every compile
+# from there, and is not what the build enforces. Without this, an installed tdfx made every layer
+# "see" every other one.
+# Usage: cmake -DCXX=<compiler> -DINCLUDES_DIR=<dir with <layer>.includes> -DWORK=<dir>
+#              -DIMPLICIT=<the compiler's implicit include directories> -P layer_visibility_test.cmake
 
 cmake_minimum_required(VERSION 3.22)
 
@@ -31,13 +36,21 @@ set(header_worker tdfx/worker/model_worker.h)
 set(header_layout tdfx/layout/view_graph.h)
 
 file(MAKE_DIRECTORY "${WORK}")
+set(implicit "")
+foreach(dir IN LISTS IMPLICIT)
+  get_filename_component(dir "${dir}" REALPATH)  # /usr/lib/../include is /usr/include
+  list(APPEND implicit "${dir}")
+endforeach()
 set(failures "")
 foreach(layer IN LISTS layers)
   file(READ "${INCLUDES_DIR}/${layer}.includes" dirs)
   string(STRIP "${dirs}" dirs)
   set(flags "")
   foreach(dir IN LISTS dirs)
-    list(APPEND flags "-I${dir}")
+    get_filename_component(dir "${dir}" REALPATH)
+    if(NOT dir IN_LIST implicit)
+      list(APPEND flags "-I${dir}")
+    endif()
   endforeach()
   set(probe "")
   foreach(other IN LISTS layers)
@@ -48,7 +61,7 @@ foreach(layer IN LISTS layers)
     endif()
   endforeach()
   file(WRITE "${WORK}/${layer}.cpp" "${probe}")
-  execute_process(COMMAND "${CXX}" -std=c++17 -E -P ${flags} "${WORK}/${layer}.cpp"
+  execute_process(COMMAND "${CXX}" -std=c++17 -nostdinc -nostdinc++ -E -P ${flags} "${WORK}/${layer}.cpp"
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "preprocessing the probe of ${layer} failed: ${err}")

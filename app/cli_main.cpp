@@ -122,16 +122,19 @@ bool sameFile(const std::string& input, const std::string& output) {
   return std::filesystem::weakly_canonical(input, ec) == std::filesystem::weakly_canonical(output, ec);
 }
 
-bool isGraphDocument(const std::string& path) {
-  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+bool endsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+bool isGraphDocument(const std::string& path) { return endsWith(path, ".json"); }
+// A TorchScript archive of the traced graph (torch.jit.save's format).
+bool isTorchScript(const std::string& path) { return endsWith(path, ".pt") || endsWith(path, ".pth"); }
 
 int runExport(const ExportFlags& f, const WorkerFlags& w) {
-  if (!isGraphDocument(f.output)) {
+  if (!isGraphDocument(f.output) && !isTorchScript(f.output)) {
     try {
       tdfx::exportFormatForPath(f.output);  // fail before any work
     } catch (const tdfx::Error& e) {
-      throw tdfx::Error(std::string(e.what()) + ", or .json for the graph document");
+      throw tdfx::Error(std::string(e.what()) + ", .json for the graph document or .pt for TorchScript");
     }
   }
   if (sameFile(f.model, f.output))
@@ -139,6 +142,14 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   tdfx::ModelWorker worker(w.limits());
   tdfx::TracedModel model = openModel(worker, f.model);
   if (f.shapes) recordShapes(worker, model, f.inputs, f.seed);
+  if (isTorchScript(f.output)) {
+    // The worker builds the archive (it runs the model's code); this process writes the file.
+    const tdfx::TorchScriptArchive archive = worker.torchScript();
+    tdfx::writeFileAtomically(f.output, archive.bytes);
+    std::cout << "wrote " << f.output << " (TorchScript, " << model.traced.graph->size() << " nodes, "
+              << archive.bytes.size() << " bytes; " << archive.signature << ")\n";
+    return 0;
+  }
   if (isGraphDocument(f.output)) {
     tdfx::writeFileAtomically(f.output, tdfx::tracedModelToJson(model, 1) + "\n");
     std::cout << "wrote " << f.output << " (graph document, format version " << tdfx::kGraphFormatVersion << ", "
@@ -239,7 +250,7 @@ int runCli(int argc, char** argv) {
                    "random ops draw the same numbers in eager and traced");
 
   ExportFlags x;
-  auto* exportCmd = app.add_subcommand("export", "Draw the traced graph to SVG, DOT, PNG or PDF (format from -o's extension)");
+  auto* exportCmd = app.add_subcommand("export", "Draw the traced graph to SVG, DOT, PNG or PDF, or save it as TorchScript (.pt) or a graph document (.json); the format is -o's extension");
   exportCmd->add_option("MODEL", x.model, "TorchScript archive (.pt)")->required();
   exportCmd->add_option("-o,--output", x.output,
                         "Output file: .svg, .dot/.gv, .png or .pdf, or .json for the graph document (docs/graph-format.md)")

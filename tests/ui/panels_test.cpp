@@ -17,6 +17,7 @@
 #include <QTest>
 #include <QUrl>
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/serialization/import.h>
 
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
@@ -253,6 +254,31 @@ TEST(Panels, ExportsTheCodeAtomically) {
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_EQ(f.readAll().toStdString(), w.session()->code().text);
   EXPECT_FALSE(w.exportCode(dir.filePath(QStringLiteral("no/such/dir/model.py"))));
+}
+
+TEST(Panels, ExportsTheTracedGraphAsTorchScript) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  bool inMenu = false;
+  for (QAction* a : w.findChildren<QAction*>()) inMenu |= a->text() == QStringLiteral("Export as &TorchScript...");
+  EXPECT_TRUE(inMenu);
+  QTemporaryDir dir;
+  const QString pt = dir.filePath(QStringLiteral("traced.pt"));
+  ASSERT_TRUE(w.exportTorchScript(pt)) << w.lastError().toStdString();
+  // LibTorch loads it without tdfx, and its forward takes and returns the flattened TensorDict.
+  torch::jit::Module saved = torch::jit::load(pt.toStdString());
+  c10::Dict<std::string, at::Tensor> in;
+  in.insert("input", at::randn({32, 100}));
+  const auto out = saved.forward({in}).toGenericDict();
+  for (const NestedKey& key : w.session()->traced.traced.outKeys) {
+    std::string flat;
+    for (const auto& part : key.parts()) flat += (flat.empty() ? "" : ".") + part;
+    ASSERT_TRUE(out.contains(flat)) << flat;
+    EXPECT_EQ(out.at(flat).toTensor().size(0), 32);
+  }
+  EXPECT_FALSE(w.exportTorchScript(QString::fromStdString(fixture("seed_module.pt"))));  // never the model itself
+  EXPECT_FALSE(w.exportTorchScript(dir.filePath(QStringLiteral("no/such/dir/traced.pt"))));
+  EXPECT_FALSE(w.lastError().isEmpty());
 }
 
 TEST(Panels, CancelKeepsTheOpenModel) {

@@ -99,6 +99,12 @@ void MainWindow::buildMenus() {
         QFileDialog::getSaveFileName(this, tr("Export code"), suggestedExportPath(QStringLiteral("py")), tr("Python (*.py)"));
     if (!path.isEmpty()) exportCode(path);
   });
+  file->addAction(tr("Export as &TorchScript..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export as TorchScript"),
+                                                      suggestedExportPath(QStringLiteral("traced.pt")),
+                                                      tr("TorchScript archives (*.pt)"));
+    if (!path.isEmpty()) exportTorchScript(path);
+  });
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -396,6 +402,39 @@ bool MainWindow::exportTo(const QString& path) {
   statusBar()->showMessage(written.note.empty() ? tr("Wrote %1").arg(path)
                                                 : tr("Wrote %1 (%2)").arg(path, QString::fromStdString(written.note)),
                            5000);
+  return true;
+}
+
+bool MainWindow::exportTorchScript(const QString& path) {
+  if (!session_) return false;
+  if (QFileInfo(path) == QFileInfo(QString::fromStdString(session_->traced.model.path))) {
+    showError(tr("%1 is the model file itself; choose another file").arg(path), false);
+    return false;
+  }
+  // The model's worker builds the archive (it runs the model's code); this process writes it.
+  struct Written {
+    std::string signature, error;
+  };
+  session_->worker->resetCancel();
+  QFutureWatcher<Written> watcher;
+  QEventLoop wait;
+  connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run(&loadPool_, [worker = session_->worker, file = path.toStdString()]() -> Written {
+    try {
+      const TorchScriptArchive archive = worker->torchScript();
+      writeFileAtomically(file, archive.bytes);
+      return {archive.signature, {}};
+    } catch (const std::exception& e) {
+      return {{}, e.what()};
+    }
+  }));
+  if (!watcher.isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
+  const Written written = watcher.result();
+  if (!written.error.empty()) {
+    showError(QString::fromStdString(written.error), false);
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1 (TorchScript, %2)").arg(path, QString::fromStdString(written.signature)), 5000);
   return true;
 }
 

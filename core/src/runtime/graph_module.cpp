@@ -69,21 +69,6 @@ std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
   return outs;
 }
 
-// `tensordict[key]`: the key as printed, a str or a tuple of str.
-NestedKey printedKey(const Argument& key) {
-  if (const auto* s = std::get_if<std::string>(&key.value)) return NestedKey(*s);
-  std::vector<std::string> parts;
-  if (const auto* items = key.items()) {
-    for (const Argument& part : *items) {
-      const auto* s = std::get_if<std::string>(&part.value);
-      if (!s) throw RuntimeError("a TensorDict key part must be a string");
-      parts.push_back(*s);
-    }
-  }
-  if (parts.empty()) throw RuntimeError("a TensorDict is read with a string or a tuple of strings");
-  return NestedKey(std::move(parts));
-}
-
 bool truthy(const c10::IValue& v) {
   if (v.isBool()) return v.toBool();
   if (v.isInt()) return v.toInt() != 0;
@@ -123,10 +108,10 @@ c10::IValue callForward(const torch::jit::Module& module, std::vector<c10::IValu
 
 }  // namespace
 
-c10::IValue GraphModule::attribute(const std::string& target) const {
-  if (auto it = traced_.tensorConstants.find(target); it != traced_.tensorConstants.end()) return it->second;
+c10::IValue attributeValue(const TracedGraph& traced, const std::string& target) {
+  if (auto it = traced.tensorConstants.find(target); it != traced.tensorConstants.end()) return it->second;
   const std::pair<std::string, torch::jit::Module>* root = nullptr;
-  for (const auto& r : traced_.moduleRoots)
+  for (const auto& r : traced.moduleRoots)
     if (target.compare(0, r.first.size(), r.first) == 0 && (!root || r.first.size() > root->first.size())) root = &r;
   if (!root) throw RuntimeError("no module owns '" + target + "'");
   c10::IValue value = root->second._ivalue();
@@ -143,6 +128,8 @@ c10::IValue GraphModule::attribute(const std::string& target) const {
   }
   return value;
 }
+
+c10::IValue GraphModule::attribute(const std::string& target) const { return attributeValue(traced_, target); }
 
 void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
                       const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured) const {
@@ -197,7 +184,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
           if (node.target() == "operator.getitem" && node.args().size() == 2) {
             const Argument& container = node.args()[0];
             if (tensordict_ && container.isNode() && container.node() == tensordict_)
-              env[i] = td.get(printedKey(node.args()[1]));
+              env[i] = td.get(runtime::tensordictKey(node.args()[1]));
             else
               env[i] = runtime::pythonSubscript(evalArg(container), node.args()[1], valueOf);
             break;

@@ -139,4 +139,18 @@ c10::IValue pythonSubscript(const c10::IValue& container, const Argument& index,
   return items.at(position(i.toInt(), items.size(), what));
 }
 
+NestedKey tensordictKey(const Argument& key) {
+  if (const auto* s = std::get_if<std::string>(&key.value)) return NestedKey(*s);
+  std::vector<std::string> parts;
+  if (const auto* items = key.items()) {
+    for (const Argument& part : *items) {
+      const auto* s = std::get_if<std::string>(&part.value);
+      if (!s) throw RuntimeError("a TensorDict key part must be a string");
+      parts.push_back(*s);
+    }
+  }
+  if (parts.empty()) throw RuntimeError("a TensorDict is read with a string or a tuple of strings");
+  return NestedKey(std::move(parts));
+}
+
 }  // namespace tdfx::runtime

@@ -5,6 +5,7 @@
 #include <ATen/core/ivalue.h>
 
 #include "tdfx/ir/argument.h"
+#include "tdfx/tensordict/nested_key.h"
 
 namespace tdfx::runtime {
 
@@ -14,5 +15,9 @@ namespace tdfx::runtime {
 /// refers to. Throws tdfx::RuntimeError for an index Python would reject (out of range, wrong type).
 c10::IValue pythonSubscript(const c10::IValue& container, const Argument& index,
                             const std::function<c10::IValue(const Node*)>& valueOf);
+
+/// The key of `tensordict[key]` as printed: a str, or a tuple of str. Throws tdfx::RuntimeError
+/// for anything else.
+NestedKey tensordictKey(const Argument& key);
 
 }  // namespace tdfx::runtime

@@ -186,6 +186,15 @@ std::vector<ParameterValues> ModelWorker::parameterValues() {
   return out;
 }
 
+TorchScriptArchive ModelWorker::torchScript() {
+  std::lock_guard<std::mutex> lock(requestMutex_);
+  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  const json answer = decode(request(json::to_cbor(json{{"op", "torchscript"}}), limits_.requestSeconds, "TorchScript export"));
+  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  const auto& bytes = answer.at("archive").get_binary();
+  return {std::string(bytes.begin(), bytes.end()), answer.at("signature").get<std::string>()};
+}
+
 std::map<std::string, int> ModelWorker::probeSandbox() {
   std::lock_guard<std::mutex> lock(requestMutex_);
   const json answer = decode(request(json::to_cbor(json{{"op", "probe_sandbox"}}), limits_.requestSeconds, "probe"));

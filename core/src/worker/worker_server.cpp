@@ -27,6 +27,7 @@
 
 #include "graph_json.h"
 #include "tdfx/error.h"
+#include "tdfx/runtime/torchscript_export.h"
 #include "tdfx/util/display_text.h"
 #include "tdfx/util/dtype.h"
 #include "tdfx/worker/model_worker.h"
@@ -275,6 +276,12 @@ def forward(self, x: Tensor) -> Tensor:
     if (op == "warm") return warm();
     if (op == "verify") return verify(req);
     if (op == "run") return run(req);
+    if (op == "torchscript") {
+      const TorchScriptArchive saved = saveTorchScript(*graphModule);
+      return {{"ok", true},
+              {"archive", json::binary(std::vector<uint8_t>(saved.bytes.begin(), saved.bytes.end()))},
+              {"signature", saved.signature}};
+    }
     if (op == "probe_sandbox") return {{"ok", true}, {"results", probeSandbox()}};
     throw Error("unknown request \"" + op + "\"");
   }

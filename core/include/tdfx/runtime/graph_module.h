@@ -81,6 +81,12 @@ class GraphModule : public TensorDictModuleBase {
 /// Throws tdfx::TraceError.
 GraphModule symbolicTrace(const TensorDictModuleBase& module);
 
+/// The value a get_attr or call_module target names in `traced`: a tensor constant of the graph
+/// (TracedGraph::tensorConstants), or the attribute path under the longest module root prefix
+/// the target starts with (a submodule is a TorchScript object: `torch::jit::Module(v.toObject())`).
+/// Throws tdfx::RuntimeError when nothing owns the target or an attribute is missing.
+c10::IValue attributeValue(const TracedGraph& traced, const std::string& target);
+
 /// Stores `records` (from forwardRecorded on a GraphModule of `graph`) in the nodes' metadata.
 /// Throws tdfx::Error when the record count does not match the graph.
 void applyRunRecords(Graph& graph, const std::vector<NodeRunRecord>& records);

@@ -15,6 +15,7 @@
 
 #include "tdfx/error.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/torchscript_export.h"
 #include "tdfx/runtime/verify.h"
 #include "tdfx/worker/graph_format.h"
 #include "tdfx/worker/model_diff.h"
@@ -84,6 +85,10 @@ class ModelWorker {
   /// Every parameter and buffer of the open model with its values (for tdfx-cli diff). The answer
   /// is 8 bytes per value and must fit a 1 GiB frame: about 130 million values.
   std::vector<ParameterValues> parameterValues();
+  /// The open model's traced graph as a TorchScript archive (saveTorchScript: the bytes of a .pt
+  /// file and its forward's signature). The worker builds it, as it runs the model's code; the
+  /// caller writes the file. Throws tdfx::RuntimeError naming the node TorchScript cannot express.
+  TorchScriptArchive torchScript();
   /// Kills the worker now (any thread). The request in progress, and any request made until
   /// resetCancel(), throws WorkerCancelled, even one that was about to start a worker.
   void cancel() { process_.cancel(); }

@@ -70,6 +70,9 @@ class MainWindow : public QMainWindow {
   QString suggestedExportPath(const QString& extension) const;
   /// Writes the generated Python code atomically.
   bool exportCode(const QString& path);
+  /// Writes the traced graph as a TorchScript archive (built by the model's worker) atomically;
+  /// returns false and reports the error when it fails. File > Export as TorchScript.
+  bool exportTorchScript(const QString& path);
 
   void selectNode(const QString& id);
   /// Follows an inspector link (tests; a click does the same).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "tdfx/error.h"
 #include "tdfx/util/python_repr.h"
 
 namespace tdfx {
@@ -113,16 +114,114 @@ std::string nameForTarget(OpKind op, const std::string& target) {
 Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> args, Kwargs kwargs,
                         const std::string& nameCandidate) {
   std::string candidate = nameCandidate.empty() ? nameForTarget(op, target) : nameCandidate;
-  if (localNames_) {
-    candidate = localNames_->create(candidate);
-    localNameOf_[nodes_.size()] = candidate;
-  }
+  std::string local;
+  if (localNames_) candidate = local = localNames_->create(candidate);
   const std::string name = names_.create(candidate);
   nodes_.push_back(std::unique_ptr<Node>(
       new Node(name, op, std::move(target), std::move(args), std::move(kwargs), nodes_.size())));
   Node* node = nodes_.back().get();
+  if (localNames_) localNameOf_[node] = local;
   linkUses(*node);
   return node;
+}
+
+Node* Graph::insertBefore(const Node& before, OpKind op, std::string target, std::vector<Argument> args,
+                          Kwargs kwargs, const std::string& nameCandidate) {
+  const size_t position = before.index();
+  if (position >= nodes_.size() || nodes_[position].get() != &before)
+    throw Error("cannot insert before node '" + before.name() + "': it is not in this graph");
+  Node* node = createNode(op, std::move(target), std::move(args), std::move(kwargs), nameCandidate);
+  std::unique_ptr<Node> owned = std::move(nodes_.back());
+  nodes_.pop_back();
+  unlinkUses(*node);
+  nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(position), std::move(owned));
+  renumber(position);
+  linkUses(*node);
+  return node;
+}
+
+std::vector<Node*> Graph::replaceAllUsesWith(Node& node, Node& replacement) {
+  std::vector<Node*> changed;
+  const std::vector<Node*> users = node.users_;
+  const auto swap = [&](Node* n) { return n == &node ? &replacement : n; };
+  for (Node* user : users) {
+    if (user == &replacement) continue;
+    std::vector<Argument> args;
+    for (const Argument& a : user->args_) args.push_back(mapNodes(a, swap));
+    Kwargs kwargs;
+    for (const auto& [name, a] : user->kwargs_) kwargs.emplace_back(name, mapNodes(a, swap));
+    setArguments(*user, std::move(args), std::move(kwargs));
+    changed.push_back(user);
+  }
+  return changed;
+}
+
+void Graph::eraseNode(Node& node) {
+  const size_t position = node.index();
+  if (position >= nodes_.size() || nodes_[position].get() != &node)
+    throw Error("cannot erase node '" + node.name() + "': it is not in this graph");
+  if (!node.users_.empty()) {
+    std::string users;
+    for (const Node* u : node.users_) users += (users.empty() ? "" : ", ") + u->name();
+    throw Error("cannot erase node '" + node.name() + "': it is still used by " + users);
+  }
+  unlinkUses(node);
+  releaseNames(node);
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(position));
+  renumber(position);
+}
+
+void Graph::lint() const {
+  std::unordered_set<std::string> names;
+  std::unordered_map<const Node*, size_t> position;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& node = *nodes_[i];
+    const std::string where = "node '" + node.name() + "' (position " + std::to_string(i) + ")";
+    if (node.index() != i) throw Error(where + " has index " + std::to_string(node.index()));
+    if (!names.insert(node.name()).second) throw Error(where + ": the name is taken by an earlier node");
+    if (node.op() == OpKind::Output && i + 1 != nodes_.size()) throw Error(where + ": the output node is not the last");
+    const auto check = [&](Node* used) {
+      auto it = position.find(used);
+      if (it == position.end()) {
+        bool inGraph = false;
+        for (const auto& n : nodes_) inGraph = inGraph || n.get() == used;
+        throw Error(where + " refers to '" + used->name() + "', " +
+                    (inGraph ? "which comes after it" : "which is not in this graph"));
+      }
+      const auto& users = used->users();
+      if (std::find(users.begin(), users.end(), &node) == users.end())
+        throw Error(where + " refers to '" + used->name() + "', whose users do not list it");
+    };
+    for (const Argument& a : node.args()) forEachNode(a, check);
+    for (const auto& kv : node.kwargs()) forEachNode(kv.second, check);
+    position[&node] = i;
+  }
+  for (const auto& n : nodes_) {
+    for (const Node* user : n->users()) {
+      bool refers = false;
+      const auto find = [&](Node* used) { refers = refers || used == n.get(); };
+      for (const Argument& a : user->args()) forEachNode(a, find);
+      for (const auto& kv : user->kwargs()) forEachNode(kv.second, find);
+      if (!refers) throw Error("node '" + n->name() + "' lists '" + user->name() + "' as a user, which does not refer to it");
+    }
+  }
+}
+
+void Graph::renumber(size_t from) {
+  for (size_t i = from; i < nodes_.size(); ++i) nodes_[i]->index_ = i;
+}
+
+void Graph::releaseNames(const Node& node) {
+  if (auto it = takenNameOf_.find(&node); it != takenNameOf_.end()) {
+    names_.release(it->second);
+    takenNameOf_.erase(it);
+  } else {
+    names_.release(node.name_);
+  }
+  if (auto it = localNameOf_.find(&node); it != localNameOf_.end()) {
+    if (localNames_) localNames_->release(it->second);
+    localNameOf_.erase(it);
+  }
 }
 
 void Graph::linkUses(Node& node) {
@@ -168,28 +267,18 @@ void Graph::truncate(size_t size) {
   while (nodes_.size() > size) {
     Node* node = nodes_.back().get();
     unlinkUses(*node);
-    const size_t index = nodes_.size() - 1;
-    if (auto it = takenNameOf_.find(index); it != takenNameOf_.end()) {
-      names_.release(it->second);
-      takenNameOf_.erase(it);
-    } else {
-      names_.release(node->name_);
-    }
-    if (auto it = localNameOf_.find(index); it != localNameOf_.end()) {
-      if (localNames_) localNames_->release(it->second);
-      localNameOf_.erase(it);
-    }
+    releaseNames(*node);
     nodes_.pop_back();
   }
 }
 
 const std::string& Graph::localName(const Node& node) const {
-  auto it = localNameOf_.find(node.index());
+  auto it = localNameOf_.find(&node);
   return it == localNameOf_.end() ? node.name() : it->second;
 }
 
 void Graph::prefixName(Node& node, const std::string& prefix) {
-  takenNameOf_.emplace(node.index(), node.name_);
+  takenNameOf_.emplace(&node, node.name_);
   node.name_ = prefix + node.name_;
 }
 

@@ -76,20 +76,44 @@ class Graph {
   void setTarget(Node& node, std::string target);
   void setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs);
 
+  /// Graph editing, as torch.fx offers it (docs/editing.md has a whole pass):
+  ///
+  /// Inserts a node just before `before` (FX: `with graph.inserting_before(before):
+  /// graph.create_node(...)`), named as createNode names it. The nodes from `before` on move one
+  /// position down (their index() changes). Every node in `args` / `kwargs` must belong to this graph.
+  Node* insertBefore(const Node& before, OpKind op, std::string target, std::vector<Argument> args = {},
+                     Kwargs kwargs = {}, const std::string& nameCandidate = "");
+  /// FX's `node.replace_all_uses_with(replacement)`: every node that refers to `node` refers to
+  /// `replacement` instead, except `replacement` itself (so a node built on `node` can take its
+  /// place). Returns the nodes changed, in graph order.
+  std::vector<Node*> replaceAllUsesWith(Node& node, Node& replacement);
+  /// FX's `graph.erase_node(node)`: removes a node nothing uses any more and releases its name.
+  /// Throws tdfx::Error naming the node and its users when it still has some.
+  void eraseNode(Node& node);
+  /// FX's `graph.lint()`: checks that names are unique, that every node refers only to nodes of
+  /// this graph that come before it, that users match the references, that indices are positions,
+  /// and that there is at most one output node, the last. Throws tdfx::Error naming the first
+  /// problem found.
+  void lint() const;
+
   /// Renames `node` to `prefix` + its name, leaving the namespace as it is: tensordict renames a
   /// copied call_module / get_attr node (`_1_weight`) after the graph took its name (`weight`),
   /// so later nodes still count the unprefixed name.
   void prefixName(Node& node, const std::string& prefix);
 
  private:
+  /// Gives the nodes from `from` on their positions as indices.
+  void renumber(size_t from);
+  /// Releases the names `node` holds in this graph's namespaces.
+  void releaseNames(const Node& node);
   /// Adds `node` to the users of every node its arguments refer to, in graph order; removes it.
   void linkUses(Node& node);
   void unlinkUses(Node& node);
 
   NameSpace names_;
   std::shared_ptr<NameSpace> localNames_;
-  std::unordered_map<size_t, std::string> localNameOf_;   // node index -> its local name
-  std::unordered_map<size_t, std::string> takenNameOf_;   // node index -> the name it took, when renamed
+  std::unordered_map<const Node*, std::string> localNameOf_;  // node -> its local name
+  std::unordered_map<const Node*, std::string> takenNameOf_;  // node -> the name it took, when renamed
   std::vector<std::unique_ptr<Node>> nodes_;
 };
 

@@ -70,9 +70,10 @@ struct NodeMeta {
 };
 
 /// An operation in a Graph. Nodes are owned by their Graph and referenced by raw pointer; they are
-/// created only through Graph::createNode, which keeps `users` consistent with args and kwargs.
-/// Args and kwargs are fixed at creation and users grow as later nodes use the node; only the
-/// type annotation and the metadata can be changed directly (and the graph edits target and arguments: Graph::setTarget, Graph::setArguments). A placeholder's args are
+/// created only through Graph::createNode (or insertBefore), which keeps `users` consistent with
+/// args and kwargs. Only the type annotation and the metadata can be changed directly; the graph
+/// edits target, arguments and position (Graph::setTarget, setArguments, replaceAllUsesWith,
+/// eraseNode), keeping users and indices right. A placeholder's args are
 /// empty, or hold its default value (FX's `placeholder[target=k](default=2)`).
 class Node {
  public:
@@ -83,7 +84,7 @@ class Node {
   const std::string& target() const { return target_; }
   const std::vector<Argument>& args() const { return args_; }
   const Kwargs& kwargs() const { return kwargs_; }
-  /// Nodes that use this node, in the order they were created.
+  /// Nodes that use this node, in graph order.
   const std::vector<Node*>& users() const { return users_; }
   /// Position in the graph's node list.
   size_t index() const { return index_; }

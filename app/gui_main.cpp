@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   parser.addOption({QStringLiteral("memory-limit"),
                     QStringLiteral("GiB of memory each model worker may use (default: half of physical memory)."),
                     QStringLiteral("GIB")});
+  parser.addOption({QStringLiteral("follow"),
+                    QStringLiteral("Follow FILE: reopen it whenever it changes on disk (View > Follow file changes).")});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("TorchScript archive (.pt) to open."), "[FILE]");
 
   // --help and --version are answered before QApplication exists, so they work without a display.
@@ -87,6 +89,8 @@ int main(int argc, char** argv) {
     window.setWorkerLimits(limits);
     window.show();
     const QString file = files.isEmpty() ? bundledExample() : files.first();
+    // Before the load: the model is followed once it is open, whatever the saved setting says.
+    if (parser.isSet(QStringLiteral("follow"))) window.setFollowFileChanges(true);
     if (!file.isEmpty()) window.openFile(file);
     rc = QApplication::exec();
   }  // the window is gone: its settings are saved and its model workers stopped

@@ -17,6 +17,8 @@ packages=(
   python3-torch python3-torchvision
   # the FX parity suite compares --style fx DOT with FxGraphDrawer, which needs pydot
   python3-pydot
+  # the Python API's notebook test: a real Jupyter kernel runs tdfx.draw
+  python3-nbclient python3-nbformat python3-ipykernel
   # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop
   # files, lintian, and py3compile / py3clean (python3-tdfx-export's maintainer scripts)
   dpkg-dev file appstream desktop-file-utils lintian python3-minimal

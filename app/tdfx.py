@@ -1,0 +1,447 @@
+"""tdfx from Python: show, draw, trace, verify and diff a TensorDict module without leaving Python.
+
+    import tdfx
+    tdfx.draw(td_module)        # renders inline in Jupyter; .save("model.svg")
+    tdfx.show(td_module)        # opens the desktop app, returns at once
+
+Every call takes a TensorDictModule, a TensorDictSequential (tensordict's, or anything with their
+attributes), a plain torch.nn.Module (give `example_inputs` when it needs them to be scripted), or
+the path of a TorchScript archive (.pt). A module is saved with tdfx_export into a private
+temporary file first; the tracing itself is done by the installed `tdfx-cli` (and `tdfx` for
+show), as it is on the command line, so the text is the same bytes.
+
+Errors are TdfxError (a subclass for each cause: NotInstalledError, ScriptError, WorkerLimitError)
+with tdfx-cli's one-line message. Only torch is needed (docs/python.md).
+"""
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
+
+import tdfx_export
+
+__all__ = ["show", "draw", "trace", "verify", "diff", "set_limits", "Drawing", "Trace", "VerifyResult", "Diff", "Window",
+           "TdfxError", "NotInstalledError", "ScriptError", "WorkerLimitError"]
+
+ModuleOrPath = Union[str, "os.PathLike[str]", Any]
+Inputs = Optional[Mapping[Any, Any]]
+
+
+class TdfxError(Exception):
+    """tdfx could not do what was asked; the message is tdfx-cli's one-line cause."""
+
+
+class NotInstalledError(TdfxError):
+    """tdfx-cli (or tdfx, for show) is not installed or not on PATH."""
+
+
+class ScriptError(TdfxError):
+    """The module could not be saved as TorchScript (torch.jit.script failed, tracing had no inputs)."""
+
+
+class WorkerLimitError(TdfxError):
+    """The model worker ran past its time or memory limit and was stopped."""
+
+
+# ---- Running tdfx-cli ---------------------------------------------------------------------------
+
+def _program(name: str, env_var: str) -> str:
+    path = os.environ.get(env_var) or shutil.which(name)
+    if not path:
+        raise NotInstalledError(f"{name} is not installed (not on PATH, and ${env_var} is not set): "
+                                f"install the {'tdfx' if name == 'tdfx' else 'tdfx-cli'} package")
+    return path
+
+
+def _cause(stderr: str) -> str:
+    """tdfx-cli's one-line cause: its `tdfx-cli: error: ...` line without the prefix. When a
+    TorchScript traceback follows, its exception line replaces the traceback's header, and the
+    limit the worker reports ("(the model worker may use at most ...)") is kept."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    first = next((i for i, line in enumerate(lines) if line.startswith("tdfx-cli: error: ")), None)
+    if first is None:
+        return lines[-1] if lines else "tdfx-cli failed without a message"
+    cause = lines[first][len("tdfx-cli: error: "):]
+    rest = lines[first + 1:]
+    header = "The following operation failed in the TorchScript interpreter."
+    if rest and header in cause:
+        exception = next((line for line in reversed(rest) if re.match(r"^[A-Za-z_.]*(Error|Exception): ", line)), None)
+        cause = cause.replace(header, exception or rest[-1]).strip()
+        note = next((line for line in rest if line.startswith("(the model worker may use at most")), None)
+        if note:
+            cause += " " + note
+    return cause
+
+
+class _Spinner:
+    """Progress for calls that take over a second: a spinner on a terminal's stderr, or one quiet
+    line in a notebook's output, removed when the call ends."""
+
+    def __init__(self, what: str) -> None:
+        self.what, self.stop = what, threading.Event()
+        self.thread: Optional[threading.Thread] = None
+        self.handle: Any = None
+
+    def __enter__(self) -> "_Spinner":
+        terminal = sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
+        if terminal:
+            self.thread = threading.Thread(target=self._spin, daemon=True)
+        elif "ipykernel" in sys.modules:
+            self.thread = threading.Thread(target=self._note, daemon=True)
+        if self.thread:
+            self.thread.start()
+        return self
+
+    def _spin(self) -> None:
+        if self.stop.wait(1.0):
+            return
+        for ch in itertools.cycle("|/-\\"):
+            sys.stderr.write(f"\r{self.what} {ch}")
+            sys.stderr.flush()
+            if self.stop.wait(0.2):
+                sys.stderr.write("\r" + " " * (len(self.what) + 2) + "\r")
+                sys.stderr.flush()
+                return
+
+    def _note(self) -> None:
+        if self.stop.wait(1.0):
+            return
+        try:
+            from IPython.display import display
+            self.handle = display({"text/plain": f"{self.what}..."}, raw=True, display_id=True)
+        except Exception:  # noqa: BLE001 - progress is optional
+            self.handle = None
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        if self.thread:
+            self.thread.join()
+        if self.handle is not None:
+            try:
+                self.handle.update({"text/plain": ""}, raw=True)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _cli(args: Sequence[str], what: str, ok: Tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+    cli = _program("tdfx-cli", "TDFX_CLI")
+    with _Spinner(what):
+        run = subprocess.run([cli, *args, *_limit_flags()], capture_output=True)
+    if run.returncode not in ok:
+        _fail(run)
+    return run
+
+
+def _fail(run: subprocess.CompletedProcess) -> NoReturn:
+    """Raises the exception for tdfx-cli's error: WorkerLimitError past a limit, else TdfxError."""
+    cause = _cause(run.stderr.decode("utf-8", "replace"))
+    limited = "(the time limit; --timeout)" in cause or "; --memory-limit)" in cause
+    raise (WorkerLimitError if limited else TdfxError)(cause)
+
+
+_limits: Dict[str, Optional[float]] = {"timeout": None, "memory_limit": None}
+
+
+def set_limits(timeout: Optional[float] = None, memory_limit: Optional[float] = None) -> None:
+    """Limits of the model worker for the calls from now on (None: tdfx-cli's defaults).
+
+    timeout: seconds a model may take to load and trace, or to run (tdfx-cli --timeout).
+    memory_limit: GiB of memory the model worker may use (tdfx-cli --memory-limit).
+    A call past a limit raises WorkerLimitError.
+    """
+    _limits["timeout"], _limits["memory_limit"] = timeout, memory_limit
+
+
+def _limit_flags() -> List[str]:
+    flags: List[str] = []
+    if _limits["timeout"] is not None:
+        flags += ["--timeout", repr(float(_limits["timeout"]))]
+    if _limits["memory_limit"] is not None:
+        flags += ["--memory-limit", repr(float(_limits["memory_limit"]))]
+    return flags
+
+
+# ---- Modules to files ---------------------------------------------------------------------------
+
+_private_dir: Optional[str] = None
+
+
+def _private_file(name: str) -> str:
+    global _private_dir
+    if _private_dir is None:
+        _private_dir = tempfile.mkdtemp(prefix="tdfx-")  # 0700: only this user reads the models
+        weakref.finalize(sys.modules[__name__], shutil.rmtree, _private_dir, True)
+    return os.path.join(_private_dir, name)
+
+
+def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional[str] = None) -> str:
+    """The .pt file of `obj`: its path, or a private file it is saved to with tdfx_export."""
+    if isinstance(obj, (str, os.PathLike)):
+        p = os.fspath(obj)
+        if not os.path.isfile(p):
+            raise TdfxError(f"{p}: no such file")
+        return p
+    target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")
+    try:
+        with _Spinner("tdfx: saving the module"):
+            tdfx_export.export(obj, target, example_inputs=example_inputs)
+    except tdfx_export.ExportError as e:
+        raise ScriptError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - torch's own errors name the cause on their last line
+        last = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        raise ScriptError(f"the module cannot be saved as TorchScript: {last}") from None
+    return target
+
+
+def _input_flags(inputs: Inputs) -> List[str]:
+    """--input KEY=SHAPE:DTYPE for {key: tensor or shape}; a tuple key's parts joined by '.'."""
+    flags: List[str] = []
+    for key, value in (inputs or {}).items():
+        name = ".".join(key) if isinstance(key, tuple) else str(key)
+        if hasattr(value, "shape") and hasattr(value, "dtype"):
+            shape, dtype = list(value.shape), str(value.dtype).replace("torch.", "")
+        else:
+            shape, dtype = list(value), "float32"
+        flags += ["--input", f"{name}={'x'.join(str(d) for d in shape)}:{dtype}"]
+    return flags
+
+
+# ---- trace --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Trace:
+    """What `tdfx-cli trace` prints: `print(gm.graph)` then `gm.code`, the same bytes."""
+
+    text: str
+
+    @property
+    def graph(self) -> str:
+        """The FX graph, as `print(graph_module.graph)` writes it."""
+        return self.text.split("\n\n\n\n", 1)[0]
+
+    @property
+    def code(self) -> str:
+        """The generated Python code, as `graph_module.code` is."""
+        parts = self.text.split("\n\n\n\n", 1)
+        return parts[1] if len(parts) > 1 else ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
+    """Traces the module into an FX graph and its code: the same bytes as `tdfx-cli trace`.
+
+    example_inputs: {key: tensor}, saved with a module (needed to script some plain modules).
+    """
+    path = _model_file(module_or_path, example_inputs)
+    return Trace(_cli(["trace", path], "tdfx: tracing").stdout.decode("utf-8"))
+
+
+# ---- draw ---------------------------------------------------------------------------------------
+
+class Drawing:
+    """The traced graph as a picture. Renders inline in Jupyter (SVG; PNG too with png=True)."""
+
+    def __init__(self, path: str, options: List[str], svg: str, traced: Trace, png: bool) -> None:
+        self._path, self._options, self.svg, self._trace, self._png = path, options, svg, traced, png
+
+    @property
+    def graph(self) -> str:
+        """The FX graph text of the drawn model."""
+        return self._trace.graph
+
+    @property
+    def code(self) -> str:
+        """The generated Python code of the drawn model."""
+        return self._trace.code
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> str:
+        """Writes the picture to `path`: .svg, .png, .pdf, .dot or .gv (from the extension), atomically.
+        Returns the path."""
+        out = os.fspath(path)
+        if out.lower().endswith(".svg"):
+            tmp = out + ".tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(self.svg)
+            os.replace(tmp, out)
+        else:
+            _cli(["export", self._path, "-o", out, *self._options], "tdfx: drawing")
+        return out
+
+    def _repr_svg_(self) -> str:
+        return self.svg
+
+    def _repr_png_(self) -> Optional[bytes]:
+        if not self._png:
+            return None
+        png = _private_file(f"drawing-{id(self):x}.png")
+        _cli(["export", self._path, "-o", png, *self._options], "tdfx: drawing")
+        with open(png, "rb") as f:
+            return f.read()
+
+    def __repr__(self) -> str:
+        nodes = self.svg.count('class="node"')
+        return f"<tdfx.Drawing of {os.path.basename(self._path)}: {nodes} nodes>"
+
+
+def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int] = None, shapes: bool = False,
+         checks: bool = False, example_inputs: Inputs = None, png: bool = False) -> Drawing:
+    """Draws the traced graph as `tdfx-cli export` does and returns it as a Drawing.
+
+    style: "tdfx" (keys as nodes, modules as clusters) or "fx" (torch.fx's FxGraphDrawer picture).
+    depth: expand module scopes down to this depth (None: at most about 300 nodes shown).
+    shapes: run the model once on its example inputs and label edges with shapes and dtypes.
+    checks: draw input checks (torch._assert) instead of folding them into a badge.
+    png: also offer a PNG rendering to Jupyter (_repr_png_), for front ends without SVG.
+    """
+    if style not in ("tdfx", "fx"):
+        raise TdfxError(f"style must be 'tdfx' or 'fx', not {style!r}")
+    path = _model_file(module_or_path, example_inputs)
+    options = ["--style", style]
+    if depth is not None:
+        options += ["--depth", str(int(depth))]
+    if shapes:
+        options.append("--shapes")
+    if checks:
+        options.append("--checks")
+    svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
+    _cli(["export", path, "-o", svg_path, *options], "tdfx: drawing")
+    with open(svg_path, encoding="utf-8") as f:
+        svg = f.read()
+    os.unlink(svg_path)
+    return Drawing(path, options, svg, trace(path), png)
+
+
+# ---- verify -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """tdfx-cli verify's report: the traced graph run against the eager model, key by key."""
+
+    passed: bool
+    rows: List[Dict[str, Any]]
+    first_divergence: Optional[Dict[str, Any]]
+    report: Dict[str, Any] = field(repr=False)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def _repr_html_(self) -> str:
+        head = "<tr><th>key</th><th>shape</th><th>dtype</th><th>max abs diff</th><th>result</th></tr>"
+        body = ""
+        for r in self.rows:
+            key = ".".join(r["key"]) if isinstance(r["key"], list) else str(r["key"])
+            result = "bitwise equal" if r.get("bitwise_equal") else ("matches" if r.get("matches") else
+                                                                       r.get("problem") or "differs")
+            body += (f"<tr><td>{html.escape(key)}</td><td>{html.escape(str(r.get('shape')))}</td>"
+                     f"<td>{html.escape(str(r.get('dtype')))}</td><td>{r.get('max_abs_diff', 0):.3g}</td>"
+                     f"<td>{html.escape(result)}</td></tr>")
+        verdict = "PASSED" if self.passed else "FAILED"
+        if self.first_divergence:
+            verdict += f": first diverging node {html.escape(str(self.first_divergence.get('node')))}"
+        return f"<p><b>{verdict}</b></p><table>{head}{body}</table>"
+
+
+def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, atol: float = 0.0,
+           rtol: float = 0.0, example_inputs: Inputs = None) -> VerifyResult:
+    """Runs the traced graph and the eager model on the same inputs and compares every out key.
+
+    inputs: {key: tensor or shape} for the inputs to draw (random, from `seed`); a tuple key's
+        parts are joined by '.'. Default: the file's example inputs.
+    atol, rtol: tolerances (0: bitwise).
+    """
+    path = _model_file(module_or_path, example_inputs)
+    args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
+            repr(float(rtol)), *_input_flags(inputs)]
+    run = _cli(args, "tdfx: verifying", ok=(0, 1))
+    try:
+        report = json.loads(run.stdout.decode("utf-8"))
+    except ValueError:
+        _fail(run)  # exit 1 without a report: an error, not a failed comparison
+    return VerifyResult(bool(report["passed"]), list(report["keys"]), report.get("first_divergence"), report)
+
+
+# ---- diff ---------------------------------------------------------------------------------------
+
+class Diff:
+    """tdfx-cli diff's comparison: the JSON report's fields as attributes (`.equal`, ...);
+    str() is the CLI's text rendering."""
+
+    def __init__(self, a: str, b: str, report: Dict[str, Any]) -> None:
+        self._a, self._b, self.report = a, b, report
+        self._text: Optional[str] = None
+
+    def __getattr__(self, name: str) -> Any:
+        report = self.__dict__.get("report", {})
+        if name in report:
+            return report[name]
+        raise AttributeError(name)
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = _cli(["diff", self._a, self._b], "tdfx: comparing", ok=(0, 1)).stdout.decode("utf-8")
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"<tdfx.Diff {os.path.basename(self._a)} vs {os.path.basename(self._b)}: {sorted(self.report)}>"
+
+
+def diff(a: ModuleOrPath, b: ModuleOrPath) -> Diff:
+    """Compares two models: nodes added, removed and changed, and every parameter's values."""
+    pa, pb = _model_file(a), _model_file(b)
+    run = _cli(["diff", pa, pb, "--json"], "tdfx: comparing", ok=(0, 1))
+    return Diff(pa, pb, json.loads(run.stdout.decode("utf-8")))
+
+
+# ---- show ---------------------------------------------------------------------------------------
+
+@dataclass
+class Window:
+    """A desktop window show() opened: its process and the file it follows."""
+
+    path: str
+    process: subprocess.Popen
+
+    def is_open(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        if self.is_open():
+            self.process.terminate()
+            self.process.wait()
+
+
+_windows: Dict[int, Window] = {}
+
+
+def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
+    """Opens the desktop app (tdfx) on the module and returns at once.
+
+    Called again with the same module while its window is open, it saves the module again into the
+    file that window follows (View > Follow file changes), so the window shows the new version.
+    """
+    app = _program("tdfx", "TDFX_APP")
+    key = id(module_or_path) if not isinstance(module_or_path, (str, os.PathLike)) else hash(os.fspath(module_or_path))
+    window = _windows.get(key)
+    if window and window.is_open():
+        if not isinstance(module_or_path, (str, os.PathLike)):
+            _model_file(module_or_path, example_inputs, path=window.path)  # saved atomically: the window reloads
+        return window
+    path = _model_file(module_or_path, example_inputs)
+    process = subprocess.Popen([app, "--follow", path], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    window = Window(path, process)
+    _windows[key] = window
+    return window

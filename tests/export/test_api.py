@@ -1,0 +1,236 @@
+"""Tests of the tdfx Python API (app/tdfx.py) with python3-torch and the real tdfx-cli and tdfx.
+
+TDFX_CLI and TDFX_APP name the built programs. Modules are the stand-in tensordict classes the
+other tests use, plain torch modules and a torchvision model.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import xml.etree.ElementTree as ET
+
+import torch
+import torch.nn as nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "app"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+from standins import TDModule, TDSequential  # noqa: E402
+import tdfx  # noqa: E402
+import tdfx_export  # noqa: E402
+
+CLI = os.environ.get("TDFX_CLI")
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+class Masker(nn.Module):
+    def forward(self, x, mask):
+        return torch.softmax(x * mask, dim=1)
+
+
+class Unscriptable(nn.Module):
+    def forward(self, x):
+        return x.numpy()  # TorchScript has no Tensor.numpy
+
+
+def sequential():
+    torch.manual_seed(0)
+    return TDSequential(TDModule(Net(), [("input", "x")], [("hidden", "y")]),
+                        TDModule(Masker(), [("hidden", "y"), ("input", "mask")], [("output", "p")]))
+
+
+INPUTS = {("input", "x"): torch.randn(2, 8), ("input", "mask"): torch.randn(2, 4)}
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], capture_output=True, check=True).stdout.decode("utf-8")
+
+
+class ApiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.module = sequential()
+        cls.path = os.path.join(cls.tmp.name, "seq.pt")
+        tdfx_export.export(cls.module, cls.path, INPUTS, [2])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_trace_is_the_cli_s_bytes(self):
+        expected = cli("trace", self.path)
+        self.assertEqual(tdfx.trace(self.path).text, expected)
+        self.assertEqual(tdfx.trace(self.module, INPUTS).text, expected)  # saved to a private file first
+        t = tdfx.trace(self.path)
+        self.assertTrue(t.graph.startswith("graph():\n"))
+        self.assertTrue(t.code.lstrip().startswith("def forward(self, tensordict):"))
+        self.assertEqual(t.graph + "\n\n\n\n" + t.code, t.text)
+
+    def test_draw_renders_valid_svg_inline_and_saves_every_format(self):
+        d = tdfx.draw(self.module, example_inputs=INPUTS)
+        root = ET.fromstring(d._repr_svg_())
+        self.assertTrue(root.tag.endswith("svg"))
+        self.assertIn('id="softmax"', d.svg)  # the IR node names are the SVG ids
+        self.assertIsNone(d._repr_png_())     # PNG only when asked
+        self.assertEqual(d.graph, tdfx.trace(self.path).graph)
+        self.assertIn("torch.softmax", d.code)
+        with tempfile.TemporaryDirectory() as out:
+            self.assertEqual(ET.parse(d.save(os.path.join(out, "m.svg"))).getroot().tag, root.tag)
+            with open(d.save(os.path.join(out, "m.png")), "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            with open(d.save(os.path.join(out, "m.pdf")), "rb") as f:
+                self.assertEqual(f.read(5), b"%PDF-")
+            with open(d.save(os.path.join(out, "m.dot")), encoding="utf-8") as f:
+                self.assertIn("digraph", f.read())
+        png = tdfx.draw(self.path, png=True)._repr_png_()
+        self.assertEqual(png[:8], b"\x89PNG\r\n\x1a\n")
+        fx = tdfx.draw(self.path, style="fx", shapes=True)
+        ET.fromstring(fx.svg)
+        self.assertIn("op_code", fx.svg)  # FxGraphDrawer's records
+        with self.assertRaisesRegex(tdfx.TdfxError, "style must be 'tdfx' or 'fx'"):
+            tdfx.draw(self.path, style="dot")
+
+    def test_verify_passes_and_renders_a_table(self):
+        r = tdfx.verify(self.module, example_inputs=INPUTS)
+        self.assertTrue(r.passed)
+        self.assertIsNone(r.first_divergence)
+        self.assertEqual([row["key"] for row in r.rows], [["hidden", "y"], ["output", "p"]])
+        self.assertTrue(all(row["bitwise_equal"] for row in r.rows))
+        table = r._repr_html_()
+        self.assertIn("<b>PASSED</b>", table)
+        self.assertIn("<td>output.p</td>", table)
+        ET.fromstring("<div>" + table + "</div>")  # well-formed
+        # Inputs given as a shape and as a tensor (its shape and dtype are used).
+        r2 = tdfx.verify(self.path, inputs={("input", "x"): (2, 8), "input.mask": torch.zeros(2, 4)}, seed=3)
+        self.assertTrue(r2.passed)
+        self.assertEqual(r2.rows[0]["shape"], [2, 4])
+        self.assertEqual(r2.report["inputs"][0]["key"], ["input", "x"])
+        # The CLI's own refusal, as one line: the file's batch size is 2.
+        with self.assertRaisesRegex(tdfx.TdfxError, "does not start with the batch size"):
+            tdfx.verify(self.path, inputs={("input", "x"): (5, 8), ("input", "mask"): (5, 4)})
+
+    def test_verify_a_torchvision_model(self):
+        import torchvision
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(num_classes=10).eval()
+        r = tdfx.verify(model, inputs={"x": (1, 3, 64, 64)})
+        self.assertTrue(r.passed, r.report)
+        self.assertEqual(r.rows[0]["shape"], [1, 10])
+        self.assertIn("layer1_0_conv1", tdfx.trace(model).code)
+
+    def test_diff_has_the_json_fields_and_the_cli_s_text(self):
+        other = os.path.join(self.tmp.name, "other.pt")
+        changed = sequential()
+        with torch.no_grad():
+            changed.module[0].module.fc2.bias.add_(1.0)
+        tdfx_export.export(changed, other, INPUTS, [2])
+        d = tdfx.diff(self.path, other)
+        expected = json.loads(subprocess.run([CLI, "diff", self.path, other, "--json"], capture_output=True).stdout)
+        self.assertEqual(d.report, expected)
+        for name in expected:
+            self.assertEqual(getattr(d, name), expected[name])
+        text = subprocess.run([CLI, "diff", self.path, other], capture_output=True).stdout.decode("utf-8")
+        self.assertEqual(str(d), text)
+        self.assertIn("fc2", text)
+
+    def test_errors_are_one_line_python_exceptions(self):
+        with self.assertRaisesRegex(tdfx.TdfxError, r"^/no/such\.pt: no such file$"):
+            tdfx.trace("/no/such.pt")
+        with self.assertRaises(tdfx.ScriptError) as caught:
+            tdfx.trace(TDModule(Unscriptable(), ["x"], ["y"]))
+        self.assertNotIn("\n", str(caught.exception))
+        broken = os.path.join(self.tmp.name, "broken.pt")
+        with open(broken, "wb") as f:
+            f.write(b"not a zip archive")
+        with self.assertRaises(tdfx.TdfxError) as caught:
+            tdfx.trace(broken)
+        self.assertIn("broken.pt", str(caught.exception))
+        self.assertNotIn("\n", str(caught.exception))
+        saved = dict(os.environ)
+        try:
+            os.environ.pop("TDFX_CLI", None)
+            os.environ["PATH"] = self.tmp.name
+            with self.assertRaisesRegex(tdfx.NotInstalledError, "tdfx-cli is not installed"):
+                tdfx.trace(self.path)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def test_the_worker_s_limits_are_their_own_exception(self):
+        fixtures = os.environ["TDFX_FIXTURES"]
+        try:
+            tdfx.set_limits(timeout=2)
+            with self.assertRaisesRegex(tdfx.WorkerLimitError, r"did not finish within 2 s \(the time limit; --timeout\)"):
+                tdfx.verify(os.path.join(fixtures, "endless.pt"))
+            tdfx.set_limits(memory_limit=0.5)
+            with self.assertRaises(tdfx.WorkerLimitError) as caught:
+                tdfx.verify(os.path.join(fixtures, "allocation_bomb.pt"))
+            message = str(caught.exception)
+            self.assertNotIn("\n", message)
+            self.assertIn("can't allocate memory", message)
+            self.assertIn("(the model worker may use at most 0.5 GiB of memory; --memory-limit)", message)
+            self.assertNotIn("Traceback", message)
+        finally:
+            tdfx.set_limits()
+
+    def test_show_opens_the_app_and_updates_it(self):
+        module = sequential()
+        window = tdfx.show(module, INPUTS)
+        try:
+            self.assertTrue(window.is_open())
+            first = os.stat(window.path).st_mtime_ns
+            time.sleep(0.05)
+            with torch.no_grad():
+                module.module[0].module.fc1.weight.mul_(2)
+            again = tdfx.show(module, INPUTS)
+            self.assertIs(again, window)  # the same window, which follows the file
+            self.assertGreater(os.stat(window.path).st_mtime_ns, first)
+            self.assertEqual(os.stat(os.path.dirname(window.path)).st_mode & 0o777, 0o700)  # private
+        finally:
+            window.close()
+        self.assertFalse(window.is_open())
+
+    def test_help_reads_well(self):
+        for fn in (tdfx.show, tdfx.draw, tdfx.trace, tdfx.verify, tdfx.diff):
+            self.assertGreater(len(fn.__doc__ or ""), 60, fn.__name__)
+            self.assertIn("return", fn.__annotations__)
+
+
+class NotebookTest(unittest.TestCase):
+    def test_a_notebook_shows_the_svg_inline(self):
+        import nbformat
+        from nbclient import NotebookClient
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "seq.pt")
+            tdfx_export.export(sequential(), path, INPUTS, [2])
+            nb = nbformat.v4.new_notebook()
+            nb.cells = [
+                nbformat.v4.new_code_cell(f"import sys; sys.path.insert(0, {os.path.join(ROOT, 'app')!r})\n"
+                                          "import tdfx"),
+                nbformat.v4.new_code_cell(f"tdfx.draw({path!r})"),
+                nbformat.v4.new_code_cell(f"tdfx.verify({path!r})"),
+            ]
+            NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": tmp}}).execute()
+            drawn = [o["data"] for o in nb.cells[1].outputs if "image/svg+xml" in o.get("data", {})]
+            self.assertEqual(len(drawn), 1, nb.cells[1].outputs)
+            ET.fromstring(drawn[0]["image/svg+xml"])
+            tables = [o["data"]["text/html"] for o in nb.cells[2].outputs if "text/html" in o.get("data", {})]
+            self.assertIn("<b>PASSED</b>", tables[0])
+
+
+if __name__ == "__main__":
+    unittest.main()

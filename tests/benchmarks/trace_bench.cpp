@@ -2,7 +2,7 @@
 //   tdfx_trace_bench [--json] [--repeat N] [--input KEY=SHAPE]... MODEL...
 //   The forward columns: the eager module's forward and the printed graph's (GraphModule::forward,
 //   which runs the nodes as printed), each warmed up once, then the best of N runs taken in turn;
-//   ratio = printed / eager.
+//   ratio = printed / eager. malloc is tuned as in the model worker (reuseFreedMemory).
 //   tdfx_trace_bench --worker-start [--repeat N] MODEL: what a model worker adds to opening MODEL
 //     (zygote fork, socket, serialization), as JSON: open in a worker vs load + trace here.
 #include <chrono>
@@ -61,6 +61,7 @@ int workerStart(const std::string& path, int repeat) {
 
 int main(int argc, char** argv) {
   tdfx::startWorkerZygote();  // first, while the process has one thread
+  tdfx::reuseFreedMemory();   // models run here as in a model worker
   bool json = false, worker = false;
   int repeat = 3;
   std::vector<tdfx::InputSpec> inputs;

@@ -1,15 +1,39 @@
 #include "tdfx/runtime/graph_module.h"
 
 #include <chrono>
+#include <mutex>
 
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
+#include "tdfx/runtime/torchscript_export.h"
 #include "printed_call.h"
 #include "python_subscript.h"
 
 namespace tdfx {
+
+struct GraphModule::WholeForward {
+  torch::jit::Module module;
+  std::vector<std::pair<NestedKey, std::string>> reads;  // TensorDict keys read, and their flat names
+  std::vector<std::string> parameters;                    // a plain archive's: the placeholders' keys
+};
+
+struct GraphModule::WholeState {
+  std::once_flag once;
+  std::shared_ptr<const WholeForward> forward;
+};
+
+namespace {
+std::string flatName(const NestedKey& key, bool& ambiguous) {
+  std::string s;
+  for (const auto& part : key.parts()) {
+    ambiguous = ambiguous || part.find('.') != std::string::npos;
+    s += (s.empty() ? "" : ".") + part;
+  }
+  return s;
+}
+}  // namespace
 
 GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
     : traced_(std::move(traced)), inKeys_(std::move(inKeys)), code_(pythonCode(*traced_.graph)) {
@@ -32,6 +56,73 @@ GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
       break;
     }
   }
+  whole_ = std::make_shared<WholeState>();
+}
+
+std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() const {
+  std::call_once(whole_->once, [this] {
+    auto whole = std::make_shared<WholeForward>();
+    bool ambiguous = false;  // a key part with a '.': its flattened name could be another key's
+    for (const auto& n : traced_.graph->nodes()) {
+      if (n->op() != OpKind::Placeholder && !(n->op() == OpKind::CallFunction && n->target() == "operator.getitem")) continue;
+      if (n->op() == OpKind::Placeholder) {
+        if (n.get() == tensordict_) continue;
+        if (traced_.readsTensorDict) return;  // a parameter past the in keys: node by node
+        whole->parameters.push_back(n->target());
+      } else if (tensordict_ && n->args().size() == 2 && n->args()[0].isNode() && n->args()[0].node() == tensordict_) {
+        const NestedKey key = runtime::tensordictKey(n->args()[1]);
+        whole->reads.emplace_back(key, flatName(key, ambiguous));
+      }
+    }
+    for (const NestedKey& key : traced_.outKeys) flatName(key, ambiguous);
+    if (ambiguous) return;
+    try {
+      whole->module = toTorchScript(*this);
+    } catch (const std::exception&) {
+      return;  // TorchScript cannot express some node: forward runs node by node
+    }
+    whole_->forward = std::move(whole);
+  });
+  return whole_->forward;
+}
+
+bool GraphModule::runWhole(const WholeForward& whole, TensorDict& td, TensorDict* tdOut) const {
+  std::vector<c10::IValue> args;
+  if (tensordict_) {
+    c10::Dict<std::string, at::Tensor> in;
+    for (const auto& [key, flat] : whole.reads) {
+      if (!td.contains(key) || td.isTensorDict(key)) return false;
+      in.insert(flat, td.get(key));
+    }
+    args.emplace_back(std::move(in));
+  } else {
+    for (const std::string& name : whole.parameters) {
+      if (!td.contains(NestedKey(name))) return false;  // a default: node by node
+      args.emplace_back(td.get(NestedKey(name)));
+    }
+  }
+  c10::IValue result;
+  try {
+    torch::jit::Module module = whole.module;  // a handle: forward is not const
+    result = module.forward(std::move(args));
+  } catch (const std::exception&) {
+    return false;  // node by node names the failing node
+  }
+  std::vector<c10::IValue> outputs;
+  if (tensordict_) {
+    const auto dict = result.toGenericDict();
+    for (const NestedKey& key : traced_.outKeys) {
+      bool ambiguous = false;
+      const std::string flat = flatName(key, ambiguous);
+      outputs.push_back(!isDiscardKey(key) && dict.contains(flat) ? dict.at(flat) : c10::IValue());
+    }
+  } else if (result.isTuple()) {
+    outputs = result.toTupleRef().elements().vec();
+  } else {
+    outputs.push_back(result);
+  }
+  writeOutputs(outputs, td, tdOut);
+  return true;
 }
 
 std::string GraphModule::graphText() const { return printGraph(*traced_.graph); }
@@ -226,6 +317,10 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
     for (const Node* n : *capture) captured->push_back(env[n->index()]);
   }
 
+  writeOutputs(outputs, td, tdOut);
+}
+
+void GraphModule::writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const {
   const auto& keys = traced_.outKeys;
   // More outputs than keys: the extra ones are not written (tensordict zips them with out_keys).
   if (outputs.size() < keys.size())
@@ -240,7 +335,13 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
   }
 }
 
-void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { run(td, tdOut, nullptr); }
+void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const {
+  if (const auto whole = wholeForward()) {
+    torch::NoGradGuard noGrad;
+    if (runWhole(*whole, td, tdOut)) return;
+  }
+  run(td, tdOut, nullptr);
+}
 
 std::vector<c10::IValue> GraphModule::forwardCapturing(TensorDict& td, TensorDict* tdOut,
                                                       const std::vector<const Node*>& nodes) const {

@@ -21,7 +21,9 @@ struct NodeRunRecord {
 };
 
 /// Executes a traced graph from what it prints, as an FX GraphModule's forward is its code: each
-/// node runs from its op, target, args and kwargs alone. Calls are compiled as TorchScript compiles
+/// node runs from its op, target, args and kwargs alone. forward runs the printed nodes compiled
+/// into one TorchScript function (as saved by toTorchScript: as fast as the eager archive), or one
+/// by one where TorchScript cannot express the whole; the recorded and capturing runs go node by node. Calls are compiled as TorchScript compiles
 /// the same Python (runtime/printed_call.h), call_module runs the submodule's TorchScript forward,
 /// get_attr reads the attribute path on the traced module. Owns the TracedGraph (its Graph is
 /// shared with other copies of that TracedGraph) and the code generated on construction. The
@@ -67,6 +69,16 @@ class GraphModule : public TensorDictModuleBase {
   /// attribute path under the module root its prefix names.
   c10::IValue attribute(const std::string& target) const;
 
+  /// The whole printed forward as one TorchScript function (toTorchScript), built at the first
+  /// forward and shared by copies; null when TorchScript cannot express the graph or its keys
+  /// are ambiguous flattened. forward runs it; a failure reruns node by node, which names the node.
+  struct WholeForward;
+  struct WholeState;
+  std::shared_ptr<const WholeForward> wholeForward() const;
+  bool runWhole(const WholeForward& whole, TensorDict& td, TensorDict* tdOut) const;
+  /// Writes the graph's outputs to their out keys (in `*tdOut`, or `td`).
+  void writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const;
+
   TracedGraph traced_;
   std::vector<NestedKey> inKeys_;
   PythonCode code_;
@@ -74,6 +86,7 @@ class GraphModule : public TensorDictModuleBase {
   std::shared_ptr<runtime::PrintedCalls> calls_;  // shared by copies; thread-safe
   std::vector<std::vector<const Node*>> callInputs_;  // per node: the nodes its args and kwargs read, in order
   const Node* tensordict_ = nullptr;              // the TensorDict placeholder; null for a plain archive
+  std::shared_ptr<WholeState> whole_;             // the compiled whole forward, once tried
 };
 
 /// tensordict.prototype.fx.symbolic_trace: traces the module (see traceGraph) into a GraphModule.

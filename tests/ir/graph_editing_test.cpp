@@ -4,6 +4,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
 #include "tdfx/ir/graph_printer.h"
+#include "test_support.h"
 
 namespace tdfx {
 namespace {
@@ -23,14 +24,7 @@ struct Small {
   }
 };
 
-std::string message(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+std::string message(const std::function<void()>& fn) { return testing::errorOf<Error>(fn); }
 
 TEST(GraphEditing, ReluBecomesGeluAsInFx) {
   Small s;

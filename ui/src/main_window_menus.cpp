@@ -375,26 +375,38 @@ QString MainWindow::suggestedExportPath(const QString& extension) const {
   return model.absoluteDir().filePath(model.completeBaseName() + "." + extension);
 }
 
-bool MainWindow::exportTo(const QString& path) {
-  if (!session_) return false;
-  // Graphviz renders in a layout process, within the request time limit (an SVG past it is drawn
-  // from the layered layout); the window keeps painting meanwhile.
-  struct Written {
-    std::string note, error;
-  };
-  const double limit = workerLimits_.requestSeconds;
+namespace {
+// What an export done off the GUI thread gives back: a note for the status bar, or its error.
+struct Written {
+  std::string note, error;
+};
+
+// Runs `work` (returning the note) on `pool` while the window keeps painting (user input waits).
+template <typename Work>
+Written writeWhilePainting(QThreadPool* pool, Work work) {
   QFutureWatcher<Written> watcher;
   QEventLoop wait;
-  connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
-  watcher.setFuture(QtConcurrent::run(&loadPool_, [view = shownView(), file = path.toStdString(), limit]() -> Written {
+  QObject::connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
+  watcher.setFuture(QtConcurrent::run(pool, [work = std::move(work)]() -> Written {
     try {
-      return {exportViewWithin(view, file, limit), {}};  // the picture shown, overlays included
+      return {work(), {}};
     } catch (const std::exception& e) {
       return {{}, e.what()};
     }
   }));
   if (!watcher.isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
-  const Written written = watcher.result();
+  return watcher.result();
+}
+}  // namespace
+
+bool MainWindow::exportTo(const QString& path) {
+  if (!session_) return false;
+  // Graphviz renders in a layout process, within the request time limit (an SVG past it is drawn
+  // from the layered layout); the picture shown, overlays included.
+  const double limit = workerLimits_.requestSeconds;
+  const Written written = writeWhilePainting(&loadPool_, [view = shownView(), file = path.toStdString(), limit] {
+    return exportViewWithin(view, file, limit);
+  });
   if (!written.error.empty()) {
     showError(QString::fromStdString(written.error), false);
     return false;
@@ -412,29 +424,17 @@ bool MainWindow::exportTorchScript(const QString& path) {
     return false;
   }
   // The model's worker builds the archive (it runs the model's code); this process writes it.
-  struct Written {
-    std::string signature, error;
-  };
   session_->worker->resetCancel();
-  QFutureWatcher<Written> watcher;
-  QEventLoop wait;
-  connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
-  watcher.setFuture(QtConcurrent::run(&loadPool_, [worker = session_->worker, file = path.toStdString()]() -> Written {
-    try {
-      const TorchScriptArchive archive = worker->torchScript();
-      writeFileAtomically(file, archive.bytes);
-      return {archive.signature, {}};
-    } catch (const std::exception& e) {
-      return {{}, e.what()};
-    }
-  }));
-  if (!watcher.isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
-  const Written written = watcher.result();
+  const Written written = writeWhilePainting(&loadPool_, [worker = session_->worker, file = path.toStdString()] {
+    const TorchScriptArchive archive = worker->torchScript();
+    writeFileAtomically(file, archive.bytes);
+    return archive.signature;
+  });
   if (!written.error.empty()) {
     showError(QString::fromStdString(written.error), false);
     return false;
   }
-  statusBar()->showMessage(tr("Wrote %1 (TorchScript, %2)").arg(path, QString::fromStdString(written.signature)), 5000);
+  statusBar()->showMessage(tr("Wrote %1 (TorchScript, %2)").arg(path, QString::fromStdString(written.note)), 5000);
   return true;
 }
 

@@ -17,12 +17,6 @@ namespace {
 
 using testing::fixture;
 
-std::string flatKey(const NestedKey& key) {
-  std::string s;
-  for (const auto& part : key.parts()) s += (s.empty() ? "" : ".") + part;
-  return s;
-}
-
 struct Exported {
   ModelFile model;
   std::unique_ptr<GraphModule> module;
@@ -52,16 +46,16 @@ TEST(TorchScriptExport, TensorDictFixturesLoadAndComputeWhatThePrintedGraphCompu
     e.module->forward(scratch, &expected);
 
     c10::Dict<std::string, at::Tensor> in;
-    for (const NestedKey& key : inputs.keys(true, true)) in.insert(flatKey(key), inputs.get(key));
+    for (const NestedKey& key : inputs.keys(true, true)) in.insert(flattenedKey(key), inputs.get(key));
     at::manual_seed(0);
     const auto out = e.loaded.forward({in}).toGenericDict();
     // The input's entries, and every out key the graph writes.
-    for (const NestedKey& key : inputs.keys(true, true)) EXPECT_TRUE(out.contains(flatKey(key))) << flatKey(key);
+    for (const NestedKey& key : inputs.keys(true, true)) EXPECT_TRUE(out.contains(flattenedKey(key))) << flattenedKey(key);
     size_t written = 0;
     for (const NestedKey& key : e.module->outKeys()) {
       if (isDiscardKey(key) || !expected.contains(key)) continue;
-      ASSERT_TRUE(out.contains(flatKey(key))) << flatKey(key);
-      EXPECT_TRUE(at::equal(out.at(flatKey(key)).toTensor(), expected.get(key))) << flatKey(key);
+      ASSERT_TRUE(out.contains(flattenedKey(key))) << flattenedKey(key);
+      EXPECT_TRUE(at::equal(out.at(flattenedKey(key)).toTensor(), expected.get(key))) << flattenedKey(key);
       ++written;
     }
     EXPECT_GT(written, 0u);
@@ -98,10 +92,10 @@ TEST(TorchScriptExport, AnEditedGraphSavesTheEdit) {
   TensorDict expected = inputs.clone();
   edited.forward(expected);
   c10::Dict<std::string, at::Tensor> in;
-  for (const NestedKey& key : inputs.keys(true, true)) in.insert(flatKey(key), inputs.get(key));
+  for (const NestedKey& key : inputs.keys(true, true)) in.insert(flattenedKey(key), inputs.get(key));
   const auto out = loaded.forward({in}).toGenericDict();
   for (const NestedKey& key : edited.outKeys())
-    EXPECT_TRUE(at::equal(out.at(flatKey(key)).toTensor(), expected.get(key))) << flatKey(key);
+    EXPECT_TRUE(at::equal(out.at(flattenedKey(key)).toTensor(), expected.get(key))) << flattenedKey(key);
   EXPECT_EQ(*loaded.get_method("forward").function().getSchema().arguments().at(1).type(),
             *c10::DictType::create(c10::StringType::get(), c10::TensorType::get()));
 }

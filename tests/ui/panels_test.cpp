@@ -271,8 +271,7 @@ TEST(Panels, ExportsTheTracedGraphAsTorchScript) {
   in.insert("input", at::randn({32, 100}));
   const auto out = saved.forward({in}).toGenericDict();
   for (const NestedKey& key : w.session()->traced.traced.outKeys) {
-    std::string flat;
-    for (const auto& part : key.parts()) flat += (flat.empty() ? "" : ".") + part;
+    const std::string flat = flattenedKey(key);
     ASSERT_TRUE(out.contains(flat)) << flat;
     EXPECT_EQ(out.at(flat).toTensor().size(0), 32);
   }

@@ -25,13 +25,11 @@ struct GraphModule::WholeState {
 };
 
 namespace {
-std::string flatName(const NestedKey& key, bool& ambiguous) {
-  std::string s;
-  for (const auto& part : key.parts()) {
-    ambiguous = ambiguous || part.find('.') != std::string::npos;
-    s += (s.empty() ? "" : ".") + part;
-  }
-  return s;
+// A key with a '.' in a part: flattened, it could name another key.
+bool flattensAmbiguously(const NestedKey& key) {
+  for (const auto& part : key.parts())
+    if (part.find('.') != std::string::npos) return true;
+  return false;
 }
 }  // namespace
 
@@ -71,10 +69,11 @@ std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() con
         whole->parameters.push_back(n->target());
       } else if (tensordict_ && n->args().size() == 2 && n->args()[0].isNode() && n->args()[0].node() == tensordict_) {
         const NestedKey key = runtime::tensordictKey(n->args()[1]);
-        whole->reads.emplace_back(key, flatName(key, ambiguous));
+        ambiguous = ambiguous || flattensAmbiguously(key);
+        whole->reads.emplace_back(key, flattenedKey(key));
       }
     }
-    for (const NestedKey& key : traced_.outKeys) flatName(key, ambiguous);
+    for (const NestedKey& key : traced_.outKeys) ambiguous = ambiguous || flattensAmbiguously(key);
     if (ambiguous) return;
     try {
       whole->module = toTorchScript(*this);
@@ -112,8 +111,7 @@ bool GraphModule::runWhole(const WholeForward& whole, TensorDict& td, TensorDict
   if (tensordict_) {
     const auto dict = result.toGenericDict();
     for (const NestedKey& key : traced_.outKeys) {
-      bool ambiguous = false;
-      const std::string flat = flatName(key, ambiguous);
+      const std::string flat = flattenedKey(key);
       outputs.push_back(!isDiscardKey(key) && dict.contains(flat) ? dict.at(flat) : c10::IValue());
     }
   } else if (result.isTuple()) {
@@ -199,14 +197,25 @@ c10::IValue callForward(const torch::jit::Module& module, std::vector<c10::IValu
 
 }  // namespace
 
-c10::IValue attributeValue(const TracedGraph& traced, const std::string& target) {
-  if (auto it = traced.tensorConstants.find(target); it != traced.tensorConstants.end()) return it->second;
+const std::pair<std::string, torch::jit::Module>& moduleRootOf(const TracedGraph& traced, const std::string& target) {
   const std::pair<std::string, torch::jit::Module>* root = nullptr;
   for (const auto& r : traced.moduleRoots)
     if (target.compare(0, r.first.size(), r.first) == 0 && (!root || r.first.size() > root->first.size())) root = &r;
   if (!root) throw RuntimeError("no module owns '" + target + "'");
-  c10::IValue value = root->second._ivalue();
-  std::string rest = target.substr(root->first.size());
+  return *root;
+}
+
+std::string flattenedKey(const NestedKey& key) {
+  std::string s;
+  for (const auto& part : key.parts()) s += (s.empty() ? "" : ".") + part;
+  return s;
+}
+
+c10::IValue attributeValue(const TracedGraph& traced, const std::string& target) {
+  if (auto it = traced.tensorConstants.find(target); it != traced.tensorConstants.end()) return it->second;
+  const auto& root = moduleRootOf(traced, target);
+  c10::IValue value = root.second._ivalue();
+  std::string rest = target.substr(root.first.size());
   size_t start = 0;
   while (start <= rest.size() && !rest.empty()) {
     const size_t dot = rest.find('.', start);

@@ -34,12 +34,6 @@ std::string identifier(const std::string& target) {
   return name;
 }
 
-std::string flatKey(const NestedKey& key) {
-  std::string s;
-  for (const auto& part : key.parts()) s += (s.empty() ? "" : ".") + part;
-  return s;
-}
-
 // Python source of one subscript item: `1:`, `...`, `None`, a node's name.
 std::string indexItemSource(const Argument& item) {
   if (const auto* slice = std::get_if<ArgumentSlice>(&item.value)) {
@@ -95,9 +89,6 @@ class ForwardBuilder {
       const Node& node = *n;
       try {
         emit(node);
-      } catch (const RuntimeError& e) {
-        throw RuntimeError("exporting node '" + node.name() + "' (printed `" + module_.printedLine(node) +
-                           "`) to TorchScript failed: " + e.what());
       } catch (const std::exception& e) {
         throw RuntimeError("exporting node '" + node.name() + "' (printed `" + module_.printedLine(node) +
                            "`) to TorchScript failed: " + e.what());
@@ -170,12 +161,9 @@ class ForwardBuilder {
   // prefix, as GraphModule resolves it.
   jit::Value* attribute(const std::string& target) {
     if (auto it = constants_.find(target); it != constants_.end()) return graph_->insertGetAttr(self_, it->second);
-    const std::pair<std::string, torch::jit::Module>* root = nullptr;
-    for (const auto& r : traced_.moduleRoots)
-      if (target.compare(0, r.first.size(), r.first) == 0 && (!root || r.first.size() > root->first.size())) root = &r;
-    if (!root) throw RuntimeError("no module owns '" + target + "'");
-    jit::Value* v = graph_->insertGetAttr(self_, attributeName(root->first));
-    std::stringstream rest(target.substr(root->first.size()));
+    const auto& root = moduleRootOf(traced_, target);
+    jit::Value* v = graph_->insertGetAttr(self_, attributeName(root.first));
+    std::stringstream rest(target.substr(root.first.size()));
     for (std::string part; std::getline(rest, part, '.');) {
       auto cls = v->type()->cast<c10::ClassType>();
       if (!cls || !cls->hasAttribute(part))
@@ -218,7 +206,7 @@ class ForwardBuilder {
   jit::Value* subscript(const Node& node) {
     const Argument& container = node.args()[0];
     if (tensordictNode_ && container.isNode() && container.node() == tensordictNode_) {
-      const std::string key = flatKey(runtime::tensordictKey(node.args()[1]));
+      const std::string key = flattenedKey(runtime::tensordictKey(node.args()[1]));
       return jit::emitBuiltinCall({}, *graph_, c10::Symbol::fromQualString("aten::__getitem__"),
                                   {tensordict_, graph_->insertConstant(key)}, {});
     }
@@ -272,7 +260,7 @@ class ForwardBuilder {
       if (isDiscardKey(keys[k])) continue;
       const std::string v = "v" + std::to_string(inputs.size());
       source += ", " + v + ": __t" + std::to_string(inputs.size());
-      std::string key = flatKey(keys[k]);
+      std::string key = flattenedKey(keys[k]);
       std::string quoted = "'";
       for (char c : key) quoted += (c == '\'' || c == '\\') ? std::string("\\") + c : std::string(1, c);
       quoted += "'";

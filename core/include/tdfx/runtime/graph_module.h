@@ -100,6 +100,14 @@ GraphModule symbolicTrace(const TensorDictModuleBase& module);
 /// Throws tdfx::RuntimeError when nothing owns the target or an attribute is missing.
 c10::IValue attributeValue(const TracedGraph& traced, const std::string& target);
 
+/// The module root a get_attr / call_module target lives under: the longest prefix of
+/// TracedGraph::moduleRoots it starts with. Throws tdfx::RuntimeError when none owns it.
+const std::pair<std::string, torch::jit::Module>& moduleRootOf(const TracedGraph& traced, const std::string& target);
+
+/// A nested key flattened with "." as tensordict's flatten_keys() writes it: ("input", "x") is
+/// "input.x" (the keys of a saved TorchScript forward, torchscript_export.h).
+std::string flattenedKey(const NestedKey& key);
+
 /// Stores `records` (from forwardRecorded on a GraphModule of `graph`) in the nodes' metadata.
 /// Throws tdfx::Error when the record count does not match the graph.
 void applyRunRecords(Graph& graph, const std::vector<NodeRunRecord>& records);

@@ -349,9 +349,15 @@ class VerifyResult:
                      f"<td>{html.escape(str(r.get('dtype')))}</td><td>{r.get('max_abs_diff', 0):.3g}</td>"
                      f"<td>{html.escape(result)}</td></tr>")
         verdict = "PASSED" if self.passed else "FAILED"
-        if self.first_divergence:
-            verdict += f": first diverging node {html.escape(str(self.first_divergence.get('node')))}"
-        return f"<p><b>{verdict}</b></p><table>{head}{body}</table>"
+        d = self.first_divergence
+        if d:
+            verdict += f": first diverging node {html.escape(str(d.get('node')))}"
+            if d.get("problem"):
+                verdict += html.escape(f" ({d['problem']}: eager {d.get('eager')}, traced {d.get('traced')})")
+        nodes = self.report.get("nodes") or {}
+        counts = (f"<p>{int(nodes.get('compared', 0))} nodes compared with their eager values, "
+                  f"{int(nodes.get('without_eager_value', 0))} without one</p>") if nodes else ""
+        return f"<p><b>{verdict}</b></p>{counts}<table>{head}{body}</table>"
 
 
 def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, atol: float = 0.0,
@@ -365,11 +371,12 @@ def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, a
     path = _model_file(module_or_path, example_inputs)
     args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
             repr(float(rtol)), *_input_flags(inputs)]
-    run = _cli(args, "tdfx: verifying", ok=(0, 1))
+    # 0: passed, 3: compared and different (a result, not an error); anything else is an error.
+    run = _cli(args, "tdfx: verifying", ok=(0, 3))
     try:
         report = json.loads(run.stdout.decode("utf-8"))
     except ValueError:
-        _fail(run)  # exit 1 without a report: an error, not a failed comparison
+        _fail(run)
     return VerifyResult(bool(report["passed"]), list(report["keys"]), report.get("first_divergence"), report)
 
 

@@ -123,6 +123,19 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(tdfx.TdfxError, "does not start with the batch size"):
             tdfx.verify(self.path, inputs={("input", "x"): (5, 8), ("input", "mask"): (5, 4)})
 
+    def test_verify_returns_a_failed_result_for_a_mismatch(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = source_says_clone_but_code_negates(tmp)
+            r = tdfx.verify(path, inputs={"x": (2, 3)})
+            self.assertFalse(r.passed, r.report)
+            self.assertFalse(r)
+            self.assertEqual(r.first_divergence["node"], "clone", r.report)
+            self.assertFalse(r.rows[0]["bitwise_equal"])
+            self.assertGreater(r.rows[0]["max_abs_diff"], 0)
+            table = r._repr_html_()
+            self.assertIn("<b>FAILED: first diverging node clone", table)
+            ET.fromstring("<div>" + table + "</div>")
+
     def test_verify_a_torchvision_model(self):
         import torchvision
         torch.manual_seed(0)
@@ -210,6 +223,28 @@ class ApiTest(unittest.TestCase):
             self.assertIn("return", fn.__annotations__)
 
 
+def source_says_clone_but_code_negates(directory: str) -> str:
+    """A plain archive whose code runs torch._neg_view(x) while its debug-info source text says
+    torch.clone(x): the printout follows the text, so verify must fail (a neg view keeps x's bytes)."""
+    import io
+    import zipfile
+
+    class NegView(nn.Module):
+        def forward(self, x):
+            return torch._neg_view(x)
+
+    buffer = io.BytesIO()
+    torch.jit.save(torch.jit.script(NegView()), buffer)
+    path = os.path.join(directory, "says_clone.pt")
+    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as zin, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename.endswith(".debug_pkl"):
+                data = data.replace(b"torch._neg_view(x)", b"torch.clone(x)    ")  # same length
+            zout.writestr(info.filename, data)
+    return path
+
+
 class NotebookTest(unittest.TestCase):
     def test_a_notebook_shows_the_svg_inline(self):
         import nbformat
@@ -223,6 +258,8 @@ class NotebookTest(unittest.TestCase):
                                           "import tdfx"),
                 nbformat.v4.new_code_cell(f"tdfx.draw({path!r})"),
                 nbformat.v4.new_code_cell(f"tdfx.verify({path!r})"),
+                nbformat.v4.new_code_cell(f"tdfx.verify({source_says_clone_but_code_negates(tmp)!r}, "
+                                          "inputs={'x': (2, 3)})"),
             ]
             NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": tmp}}).execute()
             drawn = [o["data"] for o in nb.cells[1].outputs if "image/svg+xml" in o.get("data", {})]
@@ -230,6 +267,9 @@ class NotebookTest(unittest.TestCase):
             ET.fromstring(drawn[0]["image/svg+xml"])
             tables = [o["data"]["text/html"] for o in nb.cells[2].outputs if "text/html" in o.get("data", {})]
             self.assertIn("<b>PASSED</b>", tables[0])
+            failed = [o["data"]["text/html"] for o in nb.cells[3].outputs if "text/html" in o.get("data", {})]
+            self.assertEqual(len(failed), 1, nb.cells[3].outputs)
+            self.assertIn("<b>FAILED: first diverging node clone", failed[0])
 
 
 if __name__ == "__main__":

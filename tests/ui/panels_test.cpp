@@ -147,15 +147,18 @@ TEST(Panels, VerifyUsesTheEditedInputsSeedAndTolerances) {
 TEST(Panels, DifferingNodesAreMarkedRed) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openAndWait(w, fixture("noisy.pt")));
-  // Seeded alike (the default), rand_like draws the same numbers in both passes.
+  // Seeded alike (the default), rand_like draws the same numbers in both passes; unseeded too (the
+  // generator's state is restored before each pass).
   EXPECT_TRUE(verifyAndWait(w)) << w.verifyPanel()->summary().toStdString();
   w.verifyPanel()->seedRandomBox()->setChecked(false);
+  EXPECT_TRUE(verifyAndWait(w)) << w.verifyPanel()->summary().toStdString();
+  // A printout that says torch.clone where the code runs torch._neg_view differs at that node.
+  ASSERT_TRUE(openAndWait(w, fixture("says_clone.pt")));
   EXPECT_FALSE(verifyAndWait(w));
-  EXPECT_NE(w.verifyPanel()->summary().toStdString().find("likely cause: random numbers drawn by rand_like"),
-            std::string::npos)
+  EXPECT_NE(w.verifyPanel()->summary().toStdString().find("first differing node: clone"), std::string::npos)
       << w.verifyPanel()->summary().toStdString();
   const QStringList red = w.scene()->markedNodes(GraphScene::Differs);
-  EXPECT_TRUE(red.contains(QStringLiteral("add"))) << red.join(' ').toStdString();
+  EXPECT_TRUE(red.contains(QStringLiteral("clone"))) << red.join(' ').toStdString();
   const QStringList legend = w.view()->legendLabels();
   EXPECT_TRUE(legend.contains(QStringLiteral("red outline: differs from eager"))) << legend.join('|').toStdString();
   int differing = 0;

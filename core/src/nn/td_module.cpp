@@ -62,21 +62,27 @@ TensorDictModule::TensorDictModule(torch::jit::Module module, std::vector<Nested
   }
 }
 
-void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {
-  torch::NoGradGuard noGrad;
+std::vector<c10::IValue> TensorDictModule::arguments(const TensorDict& td) const {
   std::vector<c10::IValue> inputs;
-  inputs.reserve(inKeys_.size() + 1);
-  inputs.emplace_back(module_._ivalue());
+  inputs.reserve(inKeys_.size());
   for (const NestedKey& key : inKeys_) inputs.emplace_back(td.get(key));
-  c10::IValue result;
+  return inputs;
+}
+
+c10::IValue TensorDictModule::call(const TensorDict& td) const {
+  torch::NoGradGuard noGrad;
+  std::vector<c10::IValue> inputs = arguments(td);
   try {
-    result = module_.get_method("forward")(std::vector<c10::IValue>(inputs.begin() + 1, inputs.end()));
+    return module_.get_method("forward")(std::move(inputs));
   } catch (const c10::Error& e) {
     throw RuntimeError("running " + where(path_) + " failed: " + e.what_without_backtrace());
   } catch (const std::exception& e) {
     // TorchScript's interpreter reports errors in scripted code as std::runtime_error.
     throw RuntimeError("running " + where(path_) + " failed: " + e.what());
   }
+}
+
+std::vector<c10::IValue> TensorDictModule::outputsOf(const c10::IValue& result) const {
   std::vector<c10::IValue> outputs;
   if (result.isTuple())
     outputs = result.toTupleRef().elements().vec();
@@ -86,16 +92,25 @@ void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const {
     throw RuntimeError(where(path_) + " returned " + std::to_string(outputs.size()) + " value(s) but out_keys has " +
                        std::to_string(outKeys_.size()) + " (" + keysToString(outKeys_) + ")");
   }
-  TensorDict& dest = tdOut ? *tdOut : td;
+  return outputs;
+}
+
+void TensorDictModule::write(const c10::IValue& result, TensorDict& dest) const {
+  const std::vector<c10::IValue> outputs = outputsOf(result);
   for (size_t i = 0; i < outKeys_.size(); ++i) {
     // None (googlenet's aux outputs in eval mode): the key is not written, in eager as in traced.
     if (isDiscardKey(outKeys_[i]) || outputs[i].isNone()) continue;
+    // A plain archive returns what it likes (nested tuples, ints): only its tensors fit a
+    // TensorDict, and call() gives the rest.
+    if (plain_ && !outputs[i].isTensor()) continue;
     if (!outputs[i].isTensor())
       throw RuntimeError(where(path_) + " output " + std::to_string(i) + " for key " + keyRepr(outKeys_[i]) +
                          " is a " + outputs[i].tagKind() + ", expected a Tensor");
     dest.set(outKeys_[i], outputs[i].toTensor());
   }
 }
+
+void TensorDictModule::forward(TensorDict& td, TensorDict* tdOut) const { write(call(td), tdOut ? *tdOut : td); }
 
 TensorDictSequential::TensorDictSequential(std::vector<std::shared_ptr<const TensorDictModuleBase>> modules,
                                            std::optional<std::vector<NestedKey>> selectedOutKeys)

@@ -10,6 +10,7 @@
 #include "tdfx/runtime/torchscript_export.h"
 #include "printed_call.h"
 #include "python_subscript.h"
+#include "random_state.h"
 
 namespace tdfx {
 
@@ -22,6 +23,7 @@ struct GraphModule::WholeForward {
 struct GraphModule::WholeState {
   std::once_flag once;
   std::shared_ptr<const WholeForward> forward;
+  std::string reason;  // why there is none
 };
 
 namespace {
@@ -65,7 +67,10 @@ std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() con
       if (n->op() != OpKind::Placeholder && !(n->op() == OpKind::CallFunction && n->target() == "operator.getitem")) continue;
       if (n->op() == OpKind::Placeholder) {
         if (n.get() == tensordict_) continue;
-        if (traced_.readsTensorDict) return;  // a parameter past the in keys: node by node
+        if (traced_.readsTensorDict) {  // a parameter past the in keys: node by node
+          whole_->reason = "forward's parameter '" + n->target() + "' is not an in key";
+          return;
+        }
         whole->parameters.push_back(n->target());
       } else if (tensordict_ && n->args().size() == 2 && n->args()[0].isNode() && n->args()[0].node() == tensordict_) {
         const NestedKey key = runtime::tensordictKey(n->args()[1]);
@@ -74,19 +79,24 @@ std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() con
       }
     }
     for (const NestedKey& key : traced_.outKeys) ambiguous = ambiguous || flattensAmbiguously(key);
-    if (ambiguous) return;
+    if (ambiguous) {
+      whole_->reason = "a key part holds a '.', so flattened keys could name two keys";
+      return;
+    }
     try {
       whole->module = toTorchScript(*this);
-    } catch (const std::exception&) {
-      return;  // TorchScript cannot express some node: forward runs node by node
+    } catch (const std::exception& e) {
+      const std::string message = e.what();
+      whole_->reason = message.substr(0, message.find('\n'));  // TorchScript cannot express some node
+      return;
     }
     whole_->forward = std::move(whole);
   });
   return whole_->forward;
 }
 
-bool GraphModule::runWhole(const WholeForward& whole, TensorDict& td, TensorDict* tdOut) const {
-  std::vector<c10::IValue> args;
+bool GraphModule::wholeArguments(const WholeForward& whole, const TensorDict& td, std::vector<c10::IValue>& args) const {
+  args.clear();
   if (tensordict_) {
     c10::Dict<std::string, at::Tensor> in;
     for (const auto& [key, flat] : whole.reads) {
@@ -100,13 +110,10 @@ bool GraphModule::runWhole(const WholeForward& whole, TensorDict& td, TensorDict
       args.emplace_back(td.get(NestedKey(name)));
     }
   }
-  c10::IValue result;
-  try {
-    torch::jit::Module module = whole.module;  // a handle: forward is not const
-    result = module.forward(std::move(args));
-  } catch (const std::exception&) {
-    return false;  // node by node names the failing node
-  }
+  return true;
+}
+
+std::vector<c10::IValue> GraphModule::wholeOutputs(const c10::IValue& result) const {
   std::vector<c10::IValue> outputs;
   if (tensordict_) {
     const auto dict = result.toGenericDict();
@@ -119,8 +126,35 @@ bool GraphModule::runWhole(const WholeForward& whole, TensorDict& td, TensorDict
   } else {
     outputs.push_back(result);
   }
-  writeOutputs(outputs, td, tdOut);
-  return true;
+  return outputs;
+}
+
+std::string GraphModule::nodeByNodeReason() const {
+  wholeForward();
+  return whole_->reason;
+}
+
+std::vector<c10::IValue> GraphModule::call(TensorDict& td) const {
+  const auto whole = wholeForward();
+  std::vector<c10::IValue> args;
+  if (!whole || !wholeArguments(*whole, td, args)) return run(td, nullptr);
+  torch::NoGradGuard noGrad;
+  // What the whole forward starts from, so that a diagnosis after its failure starts there too: it
+  // may have changed its inputs in place or drawn random numbers before it failed.
+  const TensorDict before = td.clone();
+  const at::Tensor random = runtime::saveRandomState();
+  try {
+    torch::jit::Module module = whole->module;  // a handle: forward is not const
+    return wholeOutputs(module.forward(std::move(args)));
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    td = before;
+    runtime::restoreRandomState(random);
+    run(td, nullptr);  // throws the error naming the failing node
+    throw RuntimeError("the printed graph's forward failed: " + message.substr(0, message.find('\n')) +
+                       "; run again node by node from the same inputs and random state, it did not fail: the "
+                       "TorchScript forward and the node-by-node runtime disagree");
+  }
 }
 
 std::string GraphModule::graphText() const { return printGraph(*traced_.graph); }
@@ -231,8 +265,9 @@ c10::IValue attributeValue(const TracedGraph& traced, const std::string& target)
 
 c10::IValue GraphModule::attribute(const std::string& target) const { return attributeValue(traced_, target); }
 
-void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
-                      const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured) const {
+std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRecord>* records,
+                                          const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured,
+                                          const ValueObserver* onValue) const {
   torch::NoGradGuard noGrad;
   const auto& nodes = traced_.graph->nodes();
   std::vector<c10::IValue> env(nodes.size());
@@ -306,6 +341,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
           break;
         }
       }
+      if (onValue && node.op() != OpKind::Output) (*onValue)(node, env[i]);
       if (records && node.op() != OpKind::Placeholder && node.op() != OpKind::Output) {
         (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         (*records)[i].outputs = tensorMetas(env[i]);
@@ -325,8 +361,7 @@ void GraphModule::run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunReco
     captured->clear();
     for (const Node* n : *capture) captured->push_back(env[n->index()]);
   }
-
-  writeOutputs(outputs, td, tdOut);
+  return outputs;
 }
 
 void GraphModule::writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const {
@@ -338,30 +373,31 @@ void GraphModule::writeOutputs(const std::vector<c10::IValue>& outputs, TensorDi
   TensorDict& dest = tdOut ? *tdOut : td;
   for (size_t k = 0; k < keys.size(); ++k) {
     if (isDiscardKey(keys[k]) || outputs[k].isNone()) continue;  // None (an optional output): nothing to write
+    // A plain archive returns what it likes (nested tuples, ints): only its tensors fit a
+    // TensorDict, and call() gives the rest.
+    if (!traced_.readsTensorDict && !outputs[k].isTensor()) continue;
     if (!outputs[k].isTensor())
       throw RuntimeError("output for key " + keyRepr(keys[k]) + " is a " + outputs[k].tagKind() + ", expected a Tensor");
     dest.set(keys[k], outputs[k].toTensor());
   }
 }
 
-void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const {
-  if (const auto whole = wholeForward()) {
-    torch::NoGradGuard noGrad;
-    if (runWhole(*whole, td, tdOut)) return;
-  }
-  run(td, tdOut, nullptr);
-}
+void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { writeOutputs(call(td), td, tdOut); }
 
 std::vector<c10::IValue> GraphModule::forwardCapturing(TensorDict& td, TensorDict* tdOut,
                                                       const std::vector<const Node*>& nodes) const {
   std::vector<c10::IValue> values;
-  run(td, tdOut, nullptr, &nodes, &values);
+  writeOutputs(run(td, nullptr, &nodes, &values), td, tdOut);
   return values;
+}
+
+std::vector<c10::IValue> GraphModule::callObserving(TensorDict& td, const ValueObserver& onValue) const {
+  return run(td, nullptr, nullptr, nullptr, &onValue);
 }
 
 std::vector<NodeRunRecord> GraphModule::forwardRecorded(TensorDict& td, TensorDict* tdOut) const {
   std::vector<NodeRunRecord> records;
-  run(td, tdOut, &records);
+  writeOutputs(run(td, &records), td, tdOut);
   return records;
 }
 

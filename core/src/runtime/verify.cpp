@@ -2,7 +2,9 @@
 
 #include "tdfx/ir/graph_printer.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <limits>
@@ -11,6 +13,8 @@
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
+#include "eager_values.h"
+#include "pass_state.h"
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
 
@@ -23,17 +27,21 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The values a tensor stands for, in memory: a neg or conj view keeps its raw bytes and a bit that
+// says how to read them, so the bits are resolved before bytes are compared.
+at::Tensor materialized(const at::Tensor& t) { return t.resolve_conj().resolve_neg().contiguous(); }
+
 bool bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {
   if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
-  const at::Tensor ca = a.contiguous(), cb = b.contiguous();
+  const at::Tensor ca = materialized(a), cb = materialized(b);
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.numel() * ca.element_size()) == 0;
 }
 
 // Values as doubles for the numeric comparison; a complex tensor as its (real, imaginary) pairs, so
 // that a difference in the imaginary part is not lost.
 at::Tensor comparable(const at::Tensor& t) {
-  if (at::isComplexType(t.scalar_type())) return at::view_as_real(t.resolve_conj().contiguous()).to(at::kDouble);
-  return t.to(at::kDouble);
+  if (at::isComplexType(t.scalar_type())) return at::view_as_real(materialized(t)).to(at::kDouble);
+  return materialized(t).to(at::kDouble);
 }
 
 KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at::Tensor& traced,
@@ -66,6 +74,8 @@ KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at
     if (nonzero.any().item<bool>())
       c.maxRelDiff = (diff.masked_select(nonzero) / denom.masked_select(nonzero)).max().item<double>();
   }
+  // Equal bytes are equal values: a row with a difference is never bitwise equal.
+  if (c.maxAbsDiff > 0.0) c.bitwiseEqual = false;
   if (c.bitwiseEqual) {
     c.matches = true;
   } else if (!options.bitwise()) {
@@ -93,16 +103,17 @@ void eagerWrites(const TensorDictModuleBase& module, const std::string& path, Te
 }
 
 std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, const GraphModule& traced,
-                                         const TensorDict& inputs, const VerifyOptions& options) {
-  TensorDict eagerTd = inputs;
+                                         const TensorDict& inputs, const VerifyOptions& options,
+                                         runtime::PassState& state) {
+  state.restore();
+  TensorDict eagerTd = inputs.clone();
   std::vector<std::tuple<std::string, NestedKey, at::Tensor>> expected;
-  if (options.randomSeed) at::manual_seed(*options.randomSeed);
   eagerWrites(eager, "", eagerTd, expected);
   const auto& writes = traced.traced().writes;
   std::vector<const Node*> nodes;
   for (const auto& w : writes) nodes.push_back(w.node);
-  TensorDict tracedTd = inputs, scratch;
-  if (options.randomSeed) at::manual_seed(*options.randomSeed);
+  state.restore();
+  TensorDict tracedTd = inputs.clone(), scratch;
   const auto values = traced.forwardCapturing(tracedTd, &scratch, nodes);
   for (size_t i = 0; i < writes.size() && i < expected.size(); ++i) {
     const auto& w = writes[i];
@@ -111,9 +122,173 @@ std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, cons
     const auto& [module, key, tensor] = expected[i];
     if (module != w.module || key != w.key) break;  // structures differ: no finer answer than the keys
     if (!v.isTensor() || !compareKey(key, tensor, v.toTensor(), options).matches)
-      return Divergence{w.node->name(), w.module, w.key};
+      return Divergence{w.node->name(), w.module, w.key, {}, {}, {}};
   }
   return std::nullopt;
+}
+
+
+std::string scalarKind(const c10::IValue& v) {
+  if (v.isBool()) return "bool";
+  if (v.isInt()) return "int";
+  if (v.isDouble()) return "float";
+  if (v.isString()) return "str";
+  if (v.isNone()) return "None";
+  return v.tagKind();
+}
+
+// A row for two leaves that are not both tensors: None, bool, int, float, str.
+KeyComparison compareScalars(const NestedKey& key, const c10::IValue& eager, const c10::IValue& traced,
+                             const VerifyOptions& options) {
+  KeyComparison c;
+  c.key = key;
+  c.eagerDtype = scalarKind(eager);
+  c.tracedDtype = scalarKind(traced);
+  if (c.eagerDtype != c.tracedDtype) {
+    c.problem = "eager gives " + c.eagerDtype + ", traced " + c.tracedDtype;
+    return c;
+  }
+  if (eager.isDouble()) {
+    const double a = eager.toDouble(), b = traced.toDouble();
+    c.bitwiseEqual = std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+    if (std::isfinite(a) && std::isfinite(b)) c.maxAbsDiff = std::fabs(a - b);
+    c.matches = c.bitwiseEqual || (!options.bitwise() && std::isfinite(a) && std::isfinite(b) &&
+                                   c.maxAbsDiff <= options.atol + options.rtol * std::fabs(b));
+  } else if (eager.isInt()) {
+    c.bitwiseEqual = c.matches = eager.toInt() == traced.toInt();
+    c.maxAbsDiff = std::fabs(static_cast<double>(eager.toInt()) - static_cast<double>(traced.toInt()));
+  } else if (eager.isNone()) {
+    c.bitwiseEqual = c.matches = true;
+    c.problem = "None in both";
+  } else if (eager.isBool() || eager.isString()) {
+    c.bitwiseEqual = c.matches = eager == traced;
+  } else {
+    c.problem = "a " + c.eagerDtype + " is not compared";
+    c.bitwiseEqual = c.matches = true;
+  }
+  return c;
+}
+
+std::vector<c10::IValue> elementsOf(const c10::IValue& v) {
+  if (v.isTuple()) return v.toTupleRef().elements().vec();
+  if (v.isList()) return v.toListRef().vec();
+  return {};
+}
+
+// Compares two values of any structure, one row per leaf: tensors, scalars, and the items of
+// tuples, lists and string-keyed dicts, keyed by their path from `path` (`output_1[0]`).
+void compareValues(const std::string& path, const c10::IValue& eager, const c10::IValue& traced,
+                   const VerifyOptions& options, std::vector<KeyComparison>& rows) {
+  const NestedKey key{std::vector<std::string>{path}};
+  if (eager.isTensor() && traced.isTensor()) {
+    rows.push_back(compareKey(key, eager.toTensor(), traced.toTensor(), options));
+    return;
+  }
+  const bool eagerSequence = eager.isTuple() || eager.isList(), tracedSequence = traced.isTuple() || traced.isList();
+  if (eagerSequence && tracedSequence) {
+    const auto a = elementsOf(eager), b = elementsOf(traced);
+    if (a.size() != b.size()) {
+      KeyComparison c;
+      c.key = key;
+      c.problem = "lengths differ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")";
+      rows.push_back(c);
+      return;
+    }
+    for (size_t i = 0; i < a.size(); ++i) compareValues(path + "[" + std::to_string(i) + "]", a[i], b[i], options, rows);
+    return;
+  }
+  if (eager.isGenericDict() && traced.isGenericDict()) {
+    const auto a = eager.toGenericDict(), b = traced.toGenericDict();
+    for (const auto& item : a) {
+      const std::string name = item.key().isString() ? "'" + item.key().toStringRef() + "'" : item.key().tagKind();
+      const auto other = b.find(item.key());
+      if (other == b.end()) {
+        KeyComparison c;
+        c.key = NestedKey(std::vector<std::string>{path + "[" + name + "]"});
+        c.problem = "missing from the traced output";
+        rows.push_back(c);
+        continue;
+      }
+      compareValues(path + "[" + name + "]", item.value(), other->value(), options, rows);
+    }
+    if (b.size() > a.size()) {
+      KeyComparison c;
+      c.key = key;
+      c.problem = "the traced dict has " + std::to_string(b.size() - a.size()) + " more item(s)";
+      rows.push_back(c);
+    }
+    return;
+  }
+  if (eager.isTensor() || traced.isTensor() || eagerSequence || tracedSequence || eager.isGenericDict() ||
+      traced.isGenericDict()) {
+    KeyComparison c;
+    c.key = key;
+    c.eagerDtype = eager.isTensor() ? dtypeToString(eager.toTensor().scalar_type()) : scalarKind(eager);
+    c.tracedDtype = traced.isTensor() ? dtypeToString(traced.toTensor().scalar_type()) : scalarKind(traced);
+    c.problem = "eager gives a " + eager.tagKind() + ", traced a " + traced.tagKind();
+    rows.push_back(c);
+    return;
+  }
+  rows.push_back(compareScalars(key, eager, traced, options));
+}
+
+// "float64 [2, 3]", "int 4", "tuple".
+std::string describeValue(const c10::IValue& v) {
+  if (v.isTensor()) return dtypeToString(v.toTensor().scalar_type()) + " " + formatShape(v.toTensor().sizes().vec());
+  if (v.isInt()) return "int " + std::to_string(v.toInt());
+  if (v.isBool()) return std::string("bool ") + (v.toBool() ? "True" : "False");
+  if (v.isDouble()) {
+    std::ostringstream s;
+    s << "float " << v.toDouble();
+    return s.str();
+  }
+  return scalarKind(v);
+}
+
+// Whether a node yields a value to compare: not the TensorDict placeholder, the output, or an assert.
+bool yieldsValue(const Node& node, bool readsTensorDict) {
+  if (node.op() == OpKind::Output) return false;
+  if (node.op() == OpKind::Placeholder && readsTensorDict && node.index() == 0) return false;
+  return !(node.op() == OpKind::CallFunction && node.target() == "torch._assert");
+}
+
+// Compares one node's traced value, as the node made it, with its eager value, copied where the
+// eager code made it: an in-place change later on either side does not reach what is compared.
+void compareNode(const Node& node, const c10::IValue& traced, const GraphModule& module,
+                 const runtime::EagerNodeValues& eager, const VerifyOptions& options, VerifyReport& report) {
+  if (!yieldsValue(node, module.traced().readsTensorDict)) return;
+  if (!eager.found[node.index()]) {
+    ++report.nodesWithoutEagerValue;
+    return;
+  }
+  ++report.nodesCompared;
+  const c10::IValue& expected = eager.values[node.index()];
+  std::vector<KeyComparison> rows;
+  compareValues(node.name(), expected, traced, options, rows);
+  const auto wrong = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return !c.matches; });
+  if (wrong == rows.end()) return;
+  report.nodeMismatches.push_back(node.name());
+  if (report.divergence) return;
+  Divergence d;
+  d.node = node.name();
+  d.module = node.meta().tdModule;
+  d.eagerValue = describeValue(expected);
+  d.tracedValue = describeValue(traced);
+  d.problem = !wrong->problem.empty() ? wrong->problem : "values differ, max |a-b| " + std::to_string(wrong->maxAbsDiff);
+  for (const auto& w : module.traced().writes)
+    if (w.node == &node) d.key = w.key;
+  report.divergence = d;
+}
+
+std::vector<at::Tensor> graphTensors(const GraphModule& traced) {
+  std::vector<at::Tensor> out;
+  for (const auto& [target, tensor] : traced.traced().tensorConstants) out.push_back(tensor);
+  return out;
+}
+
+const TensorDictModule* plainModule(const TensorDictModuleBase& module) {
+  const auto* leaf = dynamic_cast<const TensorDictModule*>(&module);
+  return leaf && leaf->isPlain() ? leaf : nullptr;
 }
 
 }  // namespace
@@ -122,7 +297,7 @@ bool VerifyReport::passed() const {
   // No keys to compare (every out key is "_") is a pass: eager and traced agree on nothing written.
   for (const auto& k : keys)
     if (!k.matches) return false;
-  return true;
+  return nodeMismatches.empty();
 }
 
 InputSpec parseInputSpec(const std::string& text) {
@@ -212,55 +387,104 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     const at::Tensor& t = inputs.get(key);
     report.inputs.push_back({key, t.sizes().vec(), dtypeToString(t.scalar_type())});
   }
-  TensorDict eagerOut, tracedOut;
-  // Each pass runs twice; the first results are compared, the faster time of the two is reported
-  // (the first run of a TorchScript module pays one-off costs).
-  report.eagerSeconds = report.tracedSeconds = std::numeric_limits<double>::infinity();
-  const auto seedRandom = [&options] {
-    if (options.randomSeed) at::manual_seed(*options.randomSeed);
-  };
+  const TensorDictModule* plain = plainModule(eager);
+  runtime::PassState state(eager, graphTensors(traced), options.randomSeed);
+
+  // 1. The eager module's own code, recording the value behind every printed node.
+  std::optional<runtime::EagerNodeValues> eagerValues;
+  try {
+    state.restore();
+    TensorDict td = inputs.clone();
+    eagerValues = runtime::runRecordingEagerValues(eager, traced.graph(), td);
+  } catch (const std::exception& e) {
+    report.nodeComparisonProblem = e.what();
+  }
+
+  // 2. The eager module as it runs: the outputs compared, its time reported.
+  TensorDict eagerOut;
+  std::vector<c10::IValue> eagerResults;
+  state.restore();
+  TensorDict eagerIn = inputs.clone();
+  auto start = Clock::now();
+  try {
+    if (plain) eagerResults = plain->outputsOf(plain->call(eagerIn));
+    else eager.forward(eagerIn, &eagerOut);
+  } catch (const Error& e) {
+    throw Error(std::string("the eager module failed on these inputs: ") + e.what());
+  }
+  report.eagerSeconds = secondsSince(start);
+
+  // 3. The traced graph's forward, twice: the first results are compared, the faster time is
+  // reported (the first run builds the TorchScript forward).
+  TensorDict tracedOut;
+  std::vector<c10::IValue> tracedResults;
+  report.tracedSeconds = std::numeric_limits<double>::infinity();
   for (int run = 0; run < 2; ++run) {
-    TensorDict eagerIn = inputs, tracedIn = inputs, eagerRun, tracedRun;
-    seedRandom();
-    auto start = Clock::now();
-    try {
-      eager.forward(eagerIn, &eagerRun);
-    } catch (const Error& e) {
-      throw Error(std::string("the eager module failed on these inputs: ") + e.what());
-    }
-    report.eagerSeconds = std::min(report.eagerSeconds, secondsSince(start));
-    seedRandom();
+    state.restore();
+    TensorDict tracedIn = inputs.clone(), tracedRun;
+    std::vector<c10::IValue> results;
     start = Clock::now();
     try {
-      traced.forward(tracedIn, &tracedRun);
+      if (plain) results = traced.call(tracedIn);
+      else traced.forward(tracedIn, &tracedRun);
     } catch (const Error& e) {
       throw Error(std::string("the traced graph failed on these inputs: ") + e.what());
     }
     report.tracedSeconds = std::min(report.tracedSeconds, secondsSince(start));
     if (run == 0) {
-      eagerOut = std::move(eagerRun);
       tracedOut = std::move(tracedRun);
+      tracedResults = std::move(results);
     }
   }
-  for (const NestedKey& key : eager.outKeys()) {
-    if (isDiscardKey(key)) continue;
-    if (!tracedOut.contains(key) || !eagerOut.contains(key)) {
-      // An output that is None is not written: None in both passes is a match.
-      KeyComparison c;
-      c.key = key;
-      c.matches = c.bitwiseEqual = !tracedOut.contains(key) && !eagerOut.contains(key);
-      c.problem = c.matches ? "None in both" : !tracedOut.contains(key) ? "missing from the traced output"
-                                                                       : "missing from the eager output";
-      report.keys.push_back(c);
-      continue;
+  report.nodeByNodeReason = traced.nodeByNodeReason();
+
+  if (plain) {
+    const auto& keys = plain->outKeys();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (isDiscardKey(keys[i])) continue;
+      const c10::IValue missing;
+      compareValues(keyToString(keys[i]), eagerResults.at(i), i < tracedResults.size() ? tracedResults[i] : missing,
+                    options, report.keys);
     }
-    report.keys.push_back(compareKey(key, eagerOut.get(key), tracedOut.get(key), options));
+  } else {
+    for (const NestedKey& key : eager.outKeys()) {
+      if (isDiscardKey(key)) continue;
+      if (!tracedOut.contains(key) || !eagerOut.contains(key)) {
+        // An output that is None is not written: None in both passes is a match.
+        KeyComparison c;
+        c.key = key;
+        c.matches = c.bitwiseEqual = !tracedOut.contains(key) && !eagerOut.contains(key);
+        c.problem = c.matches ? "None in both" : !tracedOut.contains(key) ? "missing from the traced output"
+                                                                         : "missing from the eager output";
+        report.keys.push_back(c);
+        continue;
+      }
+      report.keys.push_back(compareKey(key, eagerOut.get(key), tracedOut.get(key), options));
+    }
   }
+
+  // 4. Every node: the printed graph node by node, each value compared with the eager one.
+  if (eagerValues) {
+    try {
+      state.restore();
+      TensorDict td = inputs.clone();
+      traced.callObserving(td, [&](const Node& node, const c10::IValue& value) {
+        compareNode(node, value, traced, *eagerValues, options, report);
+      });
+    } catch (const std::exception& e) {
+      report.nodeComparisonProblem = std::string("the traced graph failed node by node: ") + e.what();
+      report.nodesCompared = report.nodesWithoutEagerValue = 0;
+      report.nodeMismatches.clear();
+      report.divergence.reset();
+    }
+  }
+
   if (!report.passed()) {
-    report.divergence = findDivergence(eager, traced, inputs, options);
+    if (!report.divergence) report.divergence = findDivergence(eager, traced, inputs, options, state);
     for (const auto& node : traced.graph().nodes())
       if (node->meta().random) report.randomNodes.push_back(node->name());
   }
+  state.restore();  // the model as the file had it, for whatever runs next
   return report;
 }
 
@@ -288,16 +512,32 @@ std::string formatReport(const VerifyReport& r) {
     << " ms; " << (r.options.bitwise() ? "bitwise comparison" : "tolerance atol=" + std::to_string(r.options.atol) +
                                                                      " rtol=" + std::to_string(r.options.rtol))
     << "\n";
-  if (r.divergence)
-    s << "first difference: node '" << r.divergence->node << "' writing key " << keyRepr(r.divergence->key)
-      << (r.divergence->module.empty() ? "" : " in module " + r.divergence->module) << "\n";
+  s << "nodes: " << r.nodesCompared << " compared with the eager value they stand for, " << r.nodesWithoutEagerValue
+    << " without one";
+  if (!r.nodeMismatches.empty()) s << ", " << r.nodeMismatches.size() << " differ";
+  s << "\n";
+  if (!r.nodeComparisonProblem.empty()) s << "nodes not compared: " << r.nodeComparisonProblem << "\n";
+  if (!r.nodeByNodeReason.empty()) s << "the traced graph ran node by node: " << r.nodeByNodeReason << "\n";
+  if (r.divergence) {
+    s << "first difference: node '" << r.divergence->node << "'";
+    if (!r.divergence->key.parts().empty()) s << " writing key " << keyRepr(r.divergence->key);
+    if (!r.divergence->module.empty()) s << " in module " << r.divergence->module;
+    if (!r.divergence->problem.empty())
+      s << ": " << r.divergence->problem << " (eager " << r.divergence->eagerValue << ", traced "
+        << r.divergence->tracedValue << ")";
+    s << "\n";
+  }
   if (!r.randomNodes.empty()) {
     s << "likely cause: these nodes draw random numbers:";
     for (const auto& name : r.randomNodes) s << " " << name;
     s << "\n";
   }
   if (r.keys.empty()) s << "nothing to compare: the module writes no key (its out keys are all \"_\")\n";
-  s << (r.passed() ? "PASSED: traced outputs match eager outputs\n" : "FAILED: traced outputs differ from eager outputs\n");
+  bool keysMatch = true;
+  for (const auto& k : r.keys) keysMatch = keysMatch && k.matches;
+  s << (r.passed()   ? "PASSED: traced outputs match eager outputs\n"
+        : keysMatch ? "FAILED: traced outputs match eager outputs, but nodes differ\n"
+                    : "FAILED: traced outputs differ from eager outputs\n");
   return s.str();
 }
 
@@ -326,9 +566,15 @@ std::string reportToJson(const VerifyReport& r) {
                          {"inf", {{"eager", k.eagerInf}, {"traced", k.tracedInf}}},
                          {"problem", k.problem}});
   }
+  j["nodes"] = {{"compared", r.nodesCompared},
+                {"without_eager_value", r.nodesWithoutEagerValue},
+                {"differ", r.nodeMismatches},
+                {"problem", r.nodeComparisonProblem}};
+  j["node_by_node_reason"] = r.nodeByNodeReason;
   if (r.divergence)
-    j["first_divergence"] = {{"node", r.divergence->node}, {"module", r.divergence->module},
-                             {"key", r.divergence->key.parts()}};
+    j["first_divergence"] = {{"node", r.divergence->node},       {"module", r.divergence->module},
+                             {"key", r.divergence->key.parts()}, {"eager", r.divergence->eagerValue},
+                             {"traced", r.divergence->tracedValue}, {"problem", r.divergence->problem}};
   else
     j["first_divergence"] = nullptr;
   j["random_nodes"] = r.randomNodes;

@@ -197,7 +197,12 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
-  return inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(inputs), module, 0);
+  jit::Graph& graph = *jit::toGraphFunction(method->function()).graph();
+  // The nodes that read the forward's parameters (TensorDict reads, placeholders) stand for them.
+  for (size_t i = 1; i < inputs.size() && i < graph.inputs().size(); ++i)
+    if (inputs[i].arg.isNode() && !inputs[i].arg.node()->meta().eagerValue)
+      inputs[i].arg.node()->meta().eagerValue = EagerValueRef{{}, graph.inputs()[i]};
+  return inlineGraph(graph, std::move(inputs), module, 0);
 }
 
 std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
@@ -220,12 +225,41 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
 void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     materializeInputs(*it, frame);
+    const size_t mark = graph_.size();
+    const auto first = it;
     if (const size_t consumed = convertExpressionGroup(*it, frame)) {
       std::advance(it, static_cast<long>(consumed));
-      continue;
+    } else {
+      convertNode(*it, frame);
+      ++it;
     }
-    convertNode(*it, frame);
-    ++it;
+    recordEagerValues(first, it, mark, frame);
+  }
+}
+
+namespace {
+// The call being inlined, on the tracer's stack of call sites while its graph is converted.
+struct CallSite {
+  CallSite(std::vector<const jit::Node*>& sites, const jit::Node* node) : sites_(sites) { sites_.push_back(node); }
+  ~CallSite() { sites_.pop_back(); }
+  CallSite(const CallSite&) = delete;
+  CallSite& operator=(const CallSite&) = delete;
+  std::vector<const jit::Node*>& sites_;
+};
+}  // namespace
+
+void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
+                                     size_t mark, const Frame& frame) {
+  // A value of an inlined call is recorded again here, in the caller's terms: the outermost
+  // TorchScript value that holds it is the one verify can read without inlining.
+  for (auto it = first; it != last; ++it) {
+    for (const jit::Value* v : it->outputs()) {
+      const auto found = frame.env.find(v);
+      if (found == frame.env.end() || found->second.kind != SymValue::Kind::Value || !found->second.arg.isNode()) continue;
+      Node* node = found->second.arg.node();
+      if (node->index() >= mark && node->index() < graph_.size() && graph_.nodes()[node->index()].get() == node)
+        node->meta().eagerValue = EagerValueRef{callSites_, v};
+    }
   }
 }
 
@@ -462,11 +496,14 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
         madeFields_.push_back(field);
       }
       it->second = SymValue::ofNode(field->node);
+      if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{callSites_, in};
       continue;
     }
     if (it == frame.env.end() || !it->second.pendingTensor) continue;
     const at::Tensor t = it->second.constant->toTensor();
-    it->second = SymValue::ofNode(tensorAttribute(it->second.tensorTarget, t, frame, node));
+    Node* attribute = tensorAttribute(it->second.tensorTarget, t, frame, node);
+    it->second = SymValue::ofNode(attribute);
+    if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{callSites_, in};
   }
 }
 
@@ -495,6 +532,7 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   const size_t mark = graph_.size();
   const int tensorConstants = tensorConstants_;
   try {
+    const CallSite site(callSites_, node);
     auto outputs =
         inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
@@ -596,6 +634,7 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
+    const CallSite site(callSites_, node);
     auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;

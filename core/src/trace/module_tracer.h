@@ -192,6 +192,12 @@ class ModuleTracer {
 
   Graph& graph_;
   const SourceIndex* sources_;
+  /// Records which TorchScript value each node made since position `mark` stands for (their
+  /// NodeMeta::eagerValue), from the outputs of the TorchScript nodes [first, last) just converted.
+  void recordEagerValues(torch::jit::graph_node_list_iterator first, torch::jit::graph_node_list_iterator last,
+                         size_t mark, const Frame& frame);
+  /// The prim::CallMethod / prim::CallFunction nodes inlined on the way to the graph being converted.
+  std::vector<const torch::jit::Node*> callSites_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
   std::unordered_set<const torch::jit::Node*> repacked_;
   std::vector<std::weak_ptr<SymValue::PendingField>> madeFields_;  // pending fields given a node

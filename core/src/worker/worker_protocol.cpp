@@ -167,8 +167,17 @@ VerifyReport reportFromJson(const json& j) {
   }
   if (j.contains("first_divergence") && !j.at("first_divergence").is_null()) {
     const json& d = j.at("first_divergence");
-    r.divergence = Divergence{d.at("node").get<std::string>(), d.at("module").get<std::string>(), keyFromJson(d.at("key"))};
+    r.divergence = Divergence{d.at("node").get<std::string>(), d.at("module").get<std::string>(), keyFromJson(d.at("key")),
+                              d.value("eager", ""), d.value("traced", ""), d.value("problem", "")};
   }
+  if (j.contains("nodes")) {
+    const json& n = j.at("nodes");
+    r.nodesCompared = n.at("compared").get<int64_t>();
+    r.nodesWithoutEagerValue = n.at("without_eager_value").get<int64_t>();
+    r.nodeMismatches = n.at("differ").get<std::vector<std::string>>();
+    r.nodeComparisonProblem = n.at("problem").get<std::string>();
+  }
+  r.nodeByNodeReason = j.value("node_by_node_reason", "");
   if (j.contains("random_nodes")) r.randomNodes = j.at("random_nodes").get<std::vector<std::string>>();
   return r;
 }

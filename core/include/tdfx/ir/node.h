@@ -10,9 +10,26 @@
 #include "tdfx/ir/argument.h"
 #include "tdfx/tensordict/nested_key.h"
 
+namespace torch::jit {
+struct Node;
+struct Value;
+}  // namespace torch::jit
+
 namespace tdfx {
 
 class Graph;
+
+/// Which value of the model's own TorchScript code a node stands for, recorded by the tracer so
+/// that verify can compare the node with what the eager model computed there. Points into the
+/// archive's method graphs: valid while the traced module lives (as TracedGraph::moduleRoots), and
+/// never dereferenced outside the process that traced.
+struct EagerValueRef {
+  /// The prim::CallMethod / prim::CallFunction nodes the tracer inlined on the way to the value,
+  /// outermost first; the first lies in the forward graph of the TensorDictModule that
+  /// NodeMeta::tdModule names.
+  std::vector<const torch::jit::Node*> callSites;
+  const torch::jit::Value* value = nullptr;
+};
 
 /// The FX opcodes.
 enum class OpKind { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
@@ -65,6 +82,9 @@ struct NodeMeta {
   /// The node draws random numbers (TorchScript marks its operator nondeterministic: rand_like,
   /// dropout, bernoulli, ...); verify names such nodes when outputs differ.
   bool random = false;
+  /// The value of the model's own code this node computes; none for nodes that stand for no single
+  /// value there (the TensorDict placeholder, the output, values inside unrolled loops).
+  std::optional<EagerValueRef> eagerValue;
   std::vector<TensorMeta> outputs;         ///< filled by a run
   double seconds = -1.0;                   ///< time of the node in the last recorded run; < 0: none
 };

@@ -43,6 +43,17 @@ class TensorDictModule : public TensorDictModuleBase {
   std::vector<NestedKey> inKeys() const override { return inKeys_; }
   std::vector<NestedKey> outKeys() const override { return outKeys_; }
   void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
+  /// The forward's arguments read from `td` (the in keys' values), without self.
+  /// Throws tdfx::KeyError for a missing key.
+  std::vector<c10::IValue> arguments(const TensorDict& td) const;
+  /// Runs forward on the in keys' values and returns what it returned, whatever its structure
+  /// (a plain archive may return nested tuples, lists, dicts, ints). Throws like forward.
+  c10::IValue call(const TensorDict& td) const;
+  /// The values zipped with the out keys: the elements of a returned tuple, or the value itself.
+  /// Throws tdfx::RuntimeError when there are fewer than the out keys.
+  std::vector<c10::IValue> outputsOf(const c10::IValue& result) const;
+  /// Writes `result` (as call returned it) to the out keys, as forward does.
+  void write(const c10::IValue& result, TensorDict& dest) const;
 
   const torch::jit::Module& module() const { return module_; }
   const std::string& path() const { return path_; }

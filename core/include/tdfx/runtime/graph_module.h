@@ -1,5 +1,6 @@
 #pragma once
 // GraphModule: a traced graph that runs on TensorDicts, after tensordict's TDGraphModule.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,15 @@ class GraphModule : public TensorDictModuleBase {
   /// tdfx::RuntimeError naming the failing node, its source location and its printed statement
   /// otherwise (a printed call that resolves to no function or overload is such an error).
   void forward(TensorDict& td, TensorDict* tdOut = nullptr) const override;
+  /// Runs the graph on `td` and returns the values its output zips with the out keys (a plain
+  /// archive's: the elements of the returned tuple, or the one value), whatever their structure;
+  /// writes nothing. When the whole forward fails, nothing is rerun for a result: the graph runs
+  /// node by node once more, from a copy of the inputs and the random state taken before, only to
+  /// name the failing node, and the error says so. Throws like forward.
+  std::vector<c10::IValue> call(TensorDict& td) const;
+  /// Why forward runs node by node instead of as one TorchScript function ("" when it runs whole):
+  /// TorchScript cannot express some node, or the keys flatten ambiguously.
+  std::string nodeByNodeReason() const;
   /// Like forward, and returns what every node produced and how long it took, indexed by
   /// Node::index(). Reads the graph only, so it may run on a worker thread. Throws like forward.
   std::vector<NodeRunRecord> forwardRecorded(TensorDict& td, TensorDict* tdOut = nullptr) const;
@@ -50,6 +60,10 @@ class GraphModule : public TensorDictModuleBase {
   /// Like forward, and returns the values the given nodes computed (for diagnosing differences).
   /// `nodes` must belong to this graph. Throws like forward.
   std::vector<c10::IValue> forwardCapturing(TensorDict& td, TensorDict* tdOut, const std::vector<const Node*>& nodes) const;
+  /// Runs node by node, calling `onValue` with each node's value as soon as the node has run, and
+  /// returns the outputs as call() does. Throws like forward.
+  using ValueObserver = std::function<void(const Node&, const c10::IValue&)>;
+  std::vector<c10::IValue> callObserving(TensorDict& td, const ValueObserver& onValue) const;
 
   const Graph& graph() const { return *traced_.graph; }
   const TracedGraph& traced() const { return traced_; }
@@ -61,9 +75,12 @@ class GraphModule : public TensorDictModuleBase {
   std::string printedLine(const Node& node) const;
 
  private:
-  void run(TensorDict& td, TensorDict* tdOut, std::vector<NodeRunRecord>* records,
-           const std::vector<const Node*>* capture = nullptr,
-           std::vector<c10::IValue>* captured = nullptr) const;
+  /// Runs node by node; returns the output's values (see call). `*captured` gets the values of
+  /// `capture`, in its order; `onValue` sees each node's value as it is made.
+  std::vector<c10::IValue> run(TensorDict& td, std::vector<NodeRunRecord>* records,
+                               const std::vector<const Node*>* capture = nullptr,
+                               std::vector<c10::IValue>* captured = nullptr,
+                               const ValueObserver* onValue = nullptr) const;
 
   /// The value a get_attr / call_module target names: a tensor constant of the graph, or the
   /// attribute path under the module root its prefix names.
@@ -75,7 +92,10 @@ class GraphModule : public TensorDictModuleBase {
   struct WholeForward;
   struct WholeState;
   std::shared_ptr<const WholeForward> wholeForward() const;
-  bool runWhole(const WholeForward& whole, TensorDict& td, TensorDict* tdOut) const;
+  /// The whole forward's arguments from `td`; false when the TensorDict has a form the whole
+  /// forward does not take (a read key holding a TensorDict, a plain parameter left to its default).
+  bool wholeArguments(const WholeForward& whole, const TensorDict& td, std::vector<c10::IValue>& args) const;
+  std::vector<c10::IValue> wholeOutputs(const c10::IValue& result) const;
   /// Writes the graph's outputs to their out keys (in `*tdOut`, or `td`).
   void writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const;
 

@@ -21,7 +21,9 @@ struct VerifyOptions {
   bool bitwise() const { return atol == 0.0 && rtol == 0.0; }
 };
 
-/// How one out key compares (plain data).
+/// How one out key compares (plain data). A plain archive's output that is not a tensor is
+/// compared element by element, one row per leaf, keyed by its path (`output_1[0]`, `output['a']`);
+/// an int, float or bool leaf has dtype "int", "float" or "bool" and no shape.
 struct KeyComparison {
   NestedKey key;
   std::vector<int64_t> eagerShape, tracedShape;
@@ -38,11 +40,14 @@ struct KeyComparison {
 struct Divergence {
   std::string node;    ///< graph node holding the first differing value
   std::string module;  ///< position of the TensorDictModule that wrote it ("" for a lone module)
-  NestedKey key;
+  NestedKey key;       ///< the out key it writes; empty for a node found by the node comparison
+  /// Node comparison: both values, as "float64 [2, 3]", and what differs ("dtypes differ").
+  std::string eagerValue, tracedValue, problem;
 };
 
-/// The result of verify: one comparison per out key, the time of each pass, and, when some key
-/// differs, the first differing node. Plain data; passed() is true when there are no keys (nothing written).
+/// The result of verify: one comparison per out key, every node compared, the time of each pass,
+/// and the first differing node. Plain data; passed() when every key and every compared node
+/// matches (no keys, nothing written, is a pass).
 struct VerifyReport {
   /// An input the passes ran on: its key, shape and dtype ("float32").
   struct Input {
@@ -52,6 +57,15 @@ struct VerifyReport {
   };
   std::vector<Input> inputs;  ///< every leaf of the input TensorDict, in its key order
   std::vector<KeyComparison> keys;
+  /// Every printed node is compared with the value of the model's own code it stands for, run on
+  /// the same inputs: how many were, how many produce a value that has no eager counterpart (inside
+  /// an unrolled loop, say), and the nodes whose values differ, in graph order.
+  int64_t nodesCompared = 0;
+  int64_t nodesWithoutEagerValue = 0;
+  std::vector<std::string> nodeMismatches;
+  std::string nodeComparisonProblem;  ///< why nodes could not be compared; "" when they were
+  /// Why the traced pass ran node by node instead of as one TorchScript forward; "" when whole.
+  std::string nodeByNodeReason;
   double eagerSeconds = 0.0;
   double tracedSeconds = 0.0;
   VerifyOptions options;
@@ -66,8 +80,11 @@ struct VerifyReport {
 /// shape, and the --input flag that would give one, or when a shape does not fit the batch size.
 TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed);
 
-/// Runs `eager` and `traced` on copies of `inputs` and compares every out key. When some key
-/// differs, runs both again module by module to find the first differing node.
+/// Runs `eager` and `traced` on copies of `inputs` and compares every out key, and every node with
+/// the eager value it stands for. Each pass gets its own deep copy of the inputs and starts from
+/// the random state and module state taken before the first (runtime/pass_state.h); the model is
+/// left as it was. When the node comparison finds nothing, runs both module by module to find
+/// the first differing write.
 /// Throws tdfx::Error when either pass fails (e.g. wrong input shapes), naming the pass; the
 /// original error's message is kept, its type (KeyError, RuntimeError) is not.
 VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,

@@ -54,9 +54,9 @@ execute_process(COMMAND ${CLI} verify ${FIXTURES}/noisy.pt --no-random-seed OUTP
 if(NOT rc EQUAL 0 OR NOT out MATCHES "PASSED")
   message(FATAL_ERROR "verify noisy.pt --no-random-seed should pass: exit ${rc}\n${out}")
 endif()
-execute_process(COMMAND ${CLI} verify ${FIXTURES}/says_clone.pt OUTPUT_VARIABLE out RESULT_VARIABLE rc)
-if(NOT rc EQUAL 3 OR NOT out MATCHES "first difference: node 'clone' writing key 'y'")
-  message(FATAL_ERROR "verify says_clone.pt should fail with exit 3 and name the node: exit ${rc}\n${out}")
+execute_process(COMMAND ${CLI} verify ${FIXTURES}/updates_buffer_once.pt OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 3 OR NOT out MATCHES "first difference: node 'count'")
+  message(FATAL_ERROR "verify updates_buffer_once.pt should fail with exit 3 and name the node: exit ${rc}\n${out}")
 endif()
 # A model's print() goes to stderr: --json's stdout is JSON alone.
 execute_process(COMMAND ${CLI} verify ${FIXTURES}/chatty.pt --json OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)

@@ -124,17 +124,15 @@ class ApiTest(unittest.TestCase):
             tdfx.verify(self.path, inputs={("input", "x"): (5, 8), ("input", "mask"): (5, 4)})
 
     def test_verify_returns_a_failed_result_for_a_mismatch(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            path = source_says_clone_but_code_negates(tmp)
-            r = tdfx.verify(path, inputs={"x": (2, 3)})
-            self.assertFalse(r.passed, r.report)
-            self.assertFalse(r)
-            self.assertEqual(r.first_divergence["node"], "clone", r.report)
-            self.assertFalse(r.rows[0]["bitwise_equal"])
-            self.assertGreater(r.rows[0]["max_abs_diff"], 0)
-            table = r._repr_html_()
-            self.assertIn("<b>FAILED: first diverging node clone", table)
-            ET.fromstring("<div>" + table + "</div>")
+        r = tdfx.verify(unfaithful_fixture())
+        self.assertFalse(r.passed, r.report)
+        self.assertFalse(r)
+        self.assertEqual(r.first_divergence["node"], "count", r.report)
+        self.assertFalse(r.rows[0]["bitwise_equal"])
+        self.assertGreater(r.rows[0]["max_abs_diff"], 0)
+        table = r._repr_html_()
+        self.assertIn("<b>FAILED: first diverging node count", table)
+        ET.fromstring("<div>" + table + "</div>")
 
     def test_verify_a_torchvision_model(self):
         import torchvision
@@ -223,26 +221,10 @@ class ApiTest(unittest.TestCase):
             self.assertIn("return", fn.__annotations__)
 
 
-def source_says_clone_but_code_negates(directory: str) -> str:
-    """A plain archive whose code runs torch._neg_view(x) while its debug-info source text says
-    torch.clone(x): the printout follows the text, so verify must fail (a neg view keeps x's bytes)."""
-    import io
-    import zipfile
-
-    class NegView(nn.Module):
-        def forward(self, x):
-            return torch._neg_view(x)
-
-    buffer = io.BytesIO()
-    torch.jit.save(torch.jit.script(NegView()), buffer)
-    path = os.path.join(directory, "says_clone.pt")
-    with zipfile.ZipFile(io.BytesIO(buffer.getvalue())) as zin, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename.endswith(".debug_pkl"):
-                data = data.replace(b"torch._neg_view(x)", b"torch.clone(x)    ")  # same length
-            zout.writestr(info.filename, data)
-    return path
+def unfaithful_fixture() -> str:
+    """A fixture FX traces unfaithfully: `self.count.add_(1)` runs once, while tracing, so the
+    printed graph reads the count as tracing left it and verify fails at node `count` (tests/fixtures/make_fixtures.py)."""
+    return os.path.join(os.environ["TDFX_FIXTURES"], "updates_buffer_once.pt")
 
 
 class NotebookTest(unittest.TestCase):
@@ -258,8 +240,7 @@ class NotebookTest(unittest.TestCase):
                                           "import tdfx"),
                 nbformat.v4.new_code_cell(f"tdfx.draw({path!r})"),
                 nbformat.v4.new_code_cell(f"tdfx.verify({path!r})"),
-                nbformat.v4.new_code_cell(f"tdfx.verify({source_says_clone_but_code_negates(tmp)!r}, "
-                                          "inputs={'x': (2, 3)})"),
+                nbformat.v4.new_code_cell(f"tdfx.verify({unfaithful_fixture()!r})"),
             ]
             NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": tmp}}).execute()
             drawn = [o["data"] for o in nb.cells[1].outputs if "image/svg+xml" in o.get("data", {})]
@@ -269,7 +250,7 @@ class NotebookTest(unittest.TestCase):
             self.assertIn("<b>PASSED</b>", tables[0])
             failed = [o["data"]["text/html"] for o in nb.cells[3].outputs if "text/html" in o.get("data", {})]
             self.assertEqual(len(failed), 1, nb.cells[3].outputs)
-            self.assertIn("<b>FAILED: first diverging node clone", failed[0])
+            self.assertIn("<b>FAILED: first diverging node count", failed[0])
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     w.resize(1500, 920);
     w.show();
     w.setTheme(MainWindow::Theme::Dark);
-    ok &= tdfx::ui::openAndWait(w, fixtures + "/says_clone.pt");
+    ok &= tdfx::ui::openAndWait(w, fixtures + "/updates_buffer_once.pt");
     tdfx::ui::verifyAndWait(w);  // fails by design
     ok &= save(w, out.filePath(QStringLiteral("gui-differs-dark.png")));
     w.setTheme(MainWindow::Theme::System);

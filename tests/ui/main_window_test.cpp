@@ -154,11 +154,11 @@ TEST(MainWindow, VerifyPanelReportsEveryKeyEqual) {
   ASSERT_EQ(w.verifyTable()->rowCount(), 2);
   EXPECT_EQ(w.verifyTable()->item(0, 0)->text().toStdString(), "(intermediate, x)");
   EXPECT_EQ(w.verifyTable()->item(1, 6)->text().toStdString(), "equal");
-  // A model whose printout is not what its code runs differs, and the first differing node gets selected.
-  ASSERT_TRUE(openAndWait(w, fixture("says_clone.pt")));
+  // A model FX traces unfaithfully (a buffer updated once, while tracing) differs, and the first differing node gets selected.
+  ASSERT_TRUE(openAndWait(w, fixture("updates_buffer_once.pt")));
   EXPECT_FALSE(verifyAndWait(w));
   ASSERT_NE(w.lastReport(), nullptr);
-  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "clone");
+  EXPECT_EQ(w.scene()->selectedNode().toStdString(), "count");
 }
 
 // A geometry saved on a larger screen (or at QT_SCALE_FACTOR=1.5) put Verify and the status bar

@@ -15,34 +15,41 @@ namespace jit = torch::jit;
 
 namespace {
 
-// One TensorDictModule's forward graph, copied, with the calls on the way to the wanted values
-// inlined (torch's insertGraph keeps the map from the callee's values to the copies).
+using Path = std::vector<EagerValueRef::Step>;
+
+// One TensorDictModule's forward graph, copied, with the calls and the taken blocks of ifs on the way
+// to the wanted values inlined, so that the values lie in its top block. Each step keeps the map
+// from the original graph's values and nodes to their copies there.
 class InlinedForward {
  public:
   explicit InlinedForward(const torch::jit::Module& module) : graph_(std::make_shared<jit::Graph>()) {
     jit::Graph& forward = *jit::toGraphFunction(module.get_method("forward").function()).graph();
     std::vector<jit::Value*> inputs;
     for (jit::Value* in : forward.inputs()) inputs.push_back(graph_->addInput()->setType(in->type()));
-    results_ = jit::insertGraph(*graph_, forward, inputs, maps_[{}]);
+    Copies& root = copies_[{}];
+    results_ = jit::insertGraph(*graph_, forward, inputs, root.values);
+    mapNodes(forward.block(), graph_->block()->nodes().begin(), root);
   }
 
-  /// Inlines the calls on the way to `ref`; false when they cannot be (inside a block, an interface).
-  bool reach(const EagerValueRef& ref) { return mapFor(ref.callSites, ref.callSites.size()) != nullptr; }
+  /// Inlines the steps on the way to `ref`; false when they cannot be (inside a loop, an interface).
+  bool reach(const EagerValueRef& ref) { return copiesFor(ref.path, ref.path.size()) != nullptr; }
 
   /// The copy of `ref`'s value, once every reach() is done; null when it is not in the top block.
   jit::Value* valueOf(const EagerValueRef& ref) {
-    const auto map = maps_.find(ref.callSites);
-    if (map == maps_.end()) return nullptr;
-    const auto v = map->second.find(const_cast<jit::Value*>(ref.value));
-    if (v == map->second.end() || v->second->node()->owningBlock() != graph_->block()) return nullptr;
+    const auto found = copies_.find(ref.path);
+    if (found == copies_.end()) return nullptr;
+    const auto v = found->second.values.find(const_cast<jit::Value*>(ref.value));
+    if (v == found->second.values.end() || v->second->node()->owningBlock() != graph_->block()) return nullptr;
     return v->second;
   }
 
-  /// Returns one tuple: the forward's own result first, then `extra` (a function has one output).
-  /// A tensor is copied where it is made, so that an in-place change later in the forward does not
-  /// reach the value compared (the traced side is compared as each node runs).
+  /// Returns one tuple: the forward's own result, the conditions of the ifs whose block was taken,
+  /// then `extra` (a function has one output). A tensor is copied where it is made, so that an
+  /// in-place change later in the forward does not reach the value compared (the traced side is
+  /// compared as each node runs).
   std::shared_ptr<jit::Graph> finish(const std::vector<jit::Value*>& extra) {
     std::vector<jit::Value*> all = results_;
+    for (const auto& [condition, expected] : conditions_) all.push_back(condition);
     for (jit::Value* v : extra) {
       if (!v->type()->isSubtypeOf(*c10::TensorType::get())) {
         all.push_back(v);
@@ -56,64 +63,106 @@ class InlinedForward {
     return graph_;
   }
 
- private:
-  using ValueMap = std::unordered_map<jit::Value*, jit::Value*>;
+  /// What each if's condition must have been for the blocks taken to be the ones that ran.
+  const std::vector<std::pair<jit::Value*, bool>>& conditions() const { return conditions_; }
 
-  ValueMap* mapFor(const std::vector<const jit::Node*>& path, size_t length) {
-    const std::vector<const jit::Node*> key(path.begin(), path.begin() + static_cast<long>(length));
-    if (auto it = maps_.find(key); it != maps_.end()) return &it->second;
-    if (length == 0 || unreachable_.count(key)) return nullptr;
-    ValueMap* parent = mapFor(path, length - 1);
-    const jit::Node* site = path[length - 1];
-    if (!parent || site->outputs().empty()) return remember(key);
-    const auto found = parent->find(const_cast<jit::Value*>(site->output(0)));
-    if (found == parent->end()) return remember(key);
-    jit::Node* call = found->second->node();
-    if (call->owningBlock() != graph_->block() || call->kind() != site->kind()) return remember(key);
-    std::shared_ptr<jit::Graph> callee;
-    std::vector<jit::Value*> args(call->inputs().begin(), call->inputs().end());
-    if (site->kind() == c10::prim::CallMethod) {
-      const auto cls = site->input(0)->type()->cast<c10::ClassType>();
-      jit::Function* method = cls ? cls->findMethod(site->s(c10::attr::name)) : nullptr;
-      if (!method) return remember(key);
-      callee = jit::toGraphFunction(*method).graph();
-    } else if (site->kind() == c10::prim::CallFunction) {
-      const auto fn = site->input(0)->type()->cast<c10::FunctionType>();
-      if (!fn) return remember(key);
-      callee = jit::toGraphFunction(*fn->function()).graph();
-      args.erase(args.begin());
-    } else {
-      return remember(key);
+ private:
+  struct Copies {
+    std::unordered_map<jit::Value*, jit::Value*> values;
+    std::unordered_map<const jit::Node*, jit::Node*> nodes;  // the top block's nodes
+  };
+
+  // The copies of `block`'s nodes start at `copy`, in the same order: map them and their outputs.
+  static void mapNodes(jit::Block* block, jit::graph_node_list_iterator copy, Copies& copies) {
+    for (jit::Node* original : block->nodes()) {
+      copies.nodes[original] = *copy;
+      for (size_t i = 0; i < original->outputs().size(); ++i) copies.values[original->output(i)] = copy->output(i);
+      ++copy;
     }
-    ValueMap map;
-    std::vector<jit::Value*> outs;
-    {
-      jit::WithInsertPoint guard(call);
-      outs = jit::insertGraph(*graph_, *callee, args, map);
-    }
-    // The call's results are the inlined values now, in every map that held them.
-    for (size_t i = 0; i < call->outputs().size() && i < outs.size(); ++i) {
-      jit::Value* old = call->output(i);
-      for (auto& [path, m] : maps_)
-        for (auto& [from, to] : m)
-          if (to == old) to = outs[i];
-      for (jit::Value*& r : results_)
-        if (r == old) r = outs[i];
-      old->replaceAllUsesWith(outs[i]);
-    }
-    call->destroy();
-    return &(maps_[key] = std::move(map));
   }
 
-  ValueMap* remember(const std::vector<const jit::Node*>& key) {
+  Copies* copiesFor(const Path& path, size_t length) {
+    const Path key(path.begin(), path.begin() + static_cast<long>(length));
+    if (auto it = copies_.find(key); it != copies_.end()) return &it->second;
+    if (length == 0 || unreachable_.count(key)) return nullptr;
+    Copies* parent = copiesFor(path, length - 1);
+    const EagerValueRef::Step& step = path[length - 1];
+    const auto found = parent ? parent->nodes.find(step.node) : decltype(parent->nodes)::iterator{};
+    if (!parent || found == parent->nodes.end() || found->second->owningBlock() != graph_->block() ||
+        found->second->kind() != step.node->kind())
+      return remember(key);
+    jit::Node* copy = found->second;
+    Copies copies;
+    std::vector<jit::Value*> results;
+    if (step.node->kind() == c10::prim::If) {
+      results = takeBlock(copy, step, copies);
+    } else {
+      std::shared_ptr<jit::Graph> callee = calleeOf(step.node);
+      if (!callee) return remember(key);
+      std::vector<jit::Value*> args(copy->inputs().begin(), copy->inputs().end());
+      if (step.node->kind() == c10::prim::CallFunction) args.erase(args.begin());
+      jit::Node* before = copy->prev();
+      {
+        jit::WithInsertPoint guard(copy);
+        results = jit::insertGraph(*graph_, *callee, args, copies.values);
+      }
+      mapNodes(callee->block(), before->next()->iterator(), copies);
+    }
+    replace(copy, results);
+    return &(copies_[key] = std::move(copies));
+  }
+
+  // The callee's graph of an inlined call; null for an interface's method.
+  static std::shared_ptr<jit::Graph> calleeOf(const jit::Node* call) {
+    if (call->kind() == c10::prim::CallMethod) {
+      const auto cls = call->input(0)->type()->cast<c10::ClassType>();
+      jit::Function* method = cls ? cls->findMethod(call->s(c10::attr::name)) : nullptr;
+      return method ? jit::toGraphFunction(*method).graph() : nullptr;
+    }
+    if (call->kind() == c10::prim::CallFunction) {
+      const auto fn = call->input(0)->type()->cast<c10::FunctionType>();
+      return fn ? jit::toGraphFunction(*fn->function()).graph() : nullptr;
+    }
+    return nullptr;
+  }
+
+  // Moves the taken block of the if's copy before it; the block's results stand for the if's.
+  // Its condition is checked after the run (conditions()).
+  std::vector<jit::Value*> takeBlock(jit::Node* ifCopy, const EagerValueRef::Step& step, Copies& copies) {
+    jit::Block* block = ifCopy->blocks().at(step.block);
+    mapNodes(const_cast<jit::Node*>(step.node)->blocks().at(step.block), block->nodes().begin(), copies);
+    conditions_.emplace_back(ifCopy->input(0), step.block == 0);
+    std::vector<jit::Value*> results(block->outputs().begin(), block->outputs().end());
+    for (auto it = block->nodes().begin(); it != block->nodes().end();) (*it++)->moveBefore(ifCopy);
+    return results;
+  }
+
+  // The values of `copy` (a call or an if) are `results` now, in every map that held them.
+  void replace(jit::Node* copy, const std::vector<jit::Value*>& results) {
+    for (size_t i = 0; i < copy->outputs().size() && i < results.size(); ++i) {
+      jit::Value* old = copy->output(i);
+      for (auto& [path, c] : copies_)
+        for (auto& [from, to] : c.values)
+          if (to == old) to = results[i];
+      for (jit::Value*& r : results_)
+        if (r == old) r = results[i];
+      old->replaceAllUsesWith(results[i]);
+    }
+    for (auto& [path, c] : copies_)
+      for (auto it = c.nodes.begin(); it != c.nodes.end();) it = it->second == copy ? c.nodes.erase(it) : std::next(it);
+    copy->destroy();
+  }
+
+  Copies* remember(const Path& key) {
     unreachable_.insert(key);
     return nullptr;
   }
 
   std::shared_ptr<jit::Graph> graph_;
   std::vector<jit::Value*> results_;
-  std::map<std::vector<const jit::Node*>, ValueMap> maps_;
-  std::set<std::vector<const jit::Node*>> unreachable_;
+  std::vector<std::pair<jit::Value*, bool>> conditions_;
+  std::map<Path, Copies> copies_;
+  std::set<Path> unreachable_;
 };
 
 void runModule(const TensorDictModule& module, const std::string& position, const Graph& graph, TensorDict& td,
@@ -147,11 +196,19 @@ void runModule(const TensorDictModule& module, const std::string& position, cons
     }
   }
   const auto results = stack.at(0).toTupleRef().elements();
-  if (results.size() != 1 + nodes.size())
+  const size_t conditions = inlined.conditions().size();
+  if (results.size() != 1 + conditions + nodes.size())
     throw RuntimeError("the eager module's recording run returned " + std::to_string(results.size()) + " values, expected " +
-                       std::to_string(1 + nodes.size()));
+                       std::to_string(1 + conditions + nodes.size()));
+  // The blocks of ifs were run in place of the ifs: they must be the blocks the conditions choose.
+  for (size_t i = 0; i < conditions; ++i) {
+    if (results[1 + i].toBool() == inlined.conditions()[i].second) continue;
+    const auto loc = inlined.conditions()[i].first->node()->sourceRange().file_line_col();
+    throw RuntimeError("an if " + (loc ? "at " + std::get<0>(*loc) + ":" + std::to_string(std::get<1>(*loc)) + " " : std::string()) +
+                       "took another block in the eager code than while tracing");
+  }
   for (size_t i = 0; i < nodes.size(); ++i) {
-    out.values[nodes[i]->index()] = results[1 + i];
+    out.values[nodes[i]->index()] = results[1 + conditions + i];
     out.found[nodes[i]->index()] = true;
   }
   module.write(results[0], td);

@@ -341,7 +341,6 @@ std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRec
           break;
         }
       }
-      if (onValue && node.op() != OpKind::Output) (*onValue)(node, env[i]);
       if (records && node.op() != OpKind::Placeholder && node.op() != OpKind::Output) {
         (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         (*records)[i].outputs = tensorMetas(env[i]);
@@ -353,6 +352,7 @@ std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRec
     } catch (const std::exception& e) {
       throw RuntimeError("running " + describe(node, printedLine(node)) + " failed: " + e.what());
     }
+    if (onValue && node.op() != OpKind::Output) (*onValue)(node, env[i]);  // its errors are its own
     // Free values after their last use, like the `x = None` lines of FX code.
     for (size_t used : freeAfter_[i])
       if (keep.empty() || !keep[used]) env[used] = c10::IValue();

@@ -177,9 +177,14 @@ std::vector<c10::IValue> elementsOf(const c10::IValue& v) {
 
 // Compares two values of any structure, one row per leaf: tensors, scalars, and the items of
 // tuples, lists and string-keyed dicts, keyed by their path from `path` (`output_1[0]`).
-void compareValues(const std::string& path, const c10::IValue& eager, const c10::IValue& traced,
+void compareValues(const std::string& path, const c10::IValue& eagerValue, const c10::IValue& tracedValue,
                    const VerifyOptions& options, std::vector<KeyComparison>& rows) {
   const NestedKey key{std::vector<std::string>{path}};
+  // TorchScript holds an Optional[Tensor] that is None as an undefined tensor: it is None.
+  const auto noneIfUndefined = [](const c10::IValue& v) {
+    return v.isTensor() && !v.toTensor().defined() ? c10::IValue() : v;
+  };
+  const c10::IValue eager = noneIfUndefined(eagerValue), traced = noneIfUndefined(tracedValue);
   if (eager.isTensor() && traced.isTensor()) {
     rows.push_back(compareKey(key, eager.toTensor(), traced.toTensor(), options));
     return;
@@ -234,6 +239,7 @@ void compareValues(const std::string& path, const c10::IValue& eager, const c10:
 
 // "float64 [2, 3]", "int 4", "tuple".
 std::string describeValue(const c10::IValue& v) {
+  if (v.isTensor() && !v.toTensor().defined()) return "None";
   if (v.isTensor()) return dtypeToString(v.toTensor().scalar_type()) + " " + formatShape(v.toTensor().sizes().vec());
   if (v.isInt()) return "int " + std::to_string(v.toInt());
   if (v.isBool()) return std::string("bool ") + (v.toBool() ? "True" : "False");

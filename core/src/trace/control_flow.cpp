@@ -61,8 +61,12 @@ const SymValue& ModuleTracer::Frame::get(const jit::Value* v) const {
 void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
   const SymValue& cond = frame.get(node->input(0));
   if (cond.constant && cond.constant->isBool()) {
-    jit::Block* taken = node->blocks()[cond.constant->toBool() ? 0 : 1];
-    convertBlock(taken, frame);
+    const size_t branch = cond.constant->toBool() ? 0 : 1;
+    jit::Block* taken = node->blocks()[branch];
+    {
+      const PathStep step(path_, node, branch);
+      convertBlock(taken, frame);
+    }
     for (size_t i = 0; i < node->outputs().size(); ++i) frame.env[node->outputs()[i]] = frame.get(taken->outputs()[i]);
     return;
   }

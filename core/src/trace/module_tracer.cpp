@@ -237,17 +237,6 @@ void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
   }
 }
 
-namespace {
-// The call being inlined, on the tracer's stack of call sites while its graph is converted.
-struct CallSite {
-  CallSite(std::vector<const jit::Node*>& sites, const jit::Node* node) : sites_(sites) { sites_.push_back(node); }
-  ~CallSite() { sites_.pop_back(); }
-  CallSite(const CallSite&) = delete;
-  CallSite& operator=(const CallSite&) = delete;
-  std::vector<const jit::Node*>& sites_;
-};
-}  // namespace
-
 void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
                                      size_t mark, const Frame& frame) {
   // A value of an inlined call is recorded again here, in the caller's terms: the outermost
@@ -258,7 +247,7 @@ void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::g
       if (found == frame.env.end() || found->second.kind != SymValue::Kind::Value || !found->second.arg.isNode()) continue;
       Node* node = found->second.arg.node();
       if (node->index() >= mark && node->index() < graph_.size() && graph_.nodes()[node->index()].get() == node)
-        node->meta().eagerValue = EagerValueRef{callSites_, v};
+        node->meta().eagerValue = EagerValueRef{path_, v};
     }
   }
 }
@@ -496,14 +485,14 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
         madeFields_.push_back(field);
       }
       it->second = SymValue::ofNode(field->node);
-      if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{callSites_, in};
+      if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{path_, in};
       continue;
     }
     if (it == frame.env.end() || !it->second.pendingTensor) continue;
     const at::Tensor t = it->second.constant->toTensor();
     Node* attribute = tensorAttribute(it->second.tensorTarget, t, frame, node);
     it->second = SymValue::ofNode(attribute);
-    if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{callSites_, in};
+    if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{path_, in};
   }
 }
 
@@ -532,7 +521,7 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   const size_t mark = graph_.size();
   const int tensorConstants = tensorConstants_;
   try {
-    const CallSite site(callSites_, node);
+    const PathStep step(path_, node);
     auto outputs =
         inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
@@ -634,7 +623,7 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
-    const CallSite site(callSites_, node);
+    const PathStep step(path_, node);
     auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;

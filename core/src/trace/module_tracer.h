@@ -97,6 +97,21 @@ bool mayHoldTensor(const c10::TypePtr& t);
 /// Whether a module is a leaf for tracing: a torch.nn module other than the containers.
 bool isLeafModule(const torch::jit::Module& module);
 
+/// A call being inlined or an if's block being converted: on the tracer's path (EagerValueRef)
+/// while it is.
+class PathStep {
+ public:
+  PathStep(std::vector<EagerValueRef::Step>& path, const torch::jit::Node* node, size_t block = 0) : path_(path) {
+    path_.push_back({node, block});
+  }
+  ~PathStep() { path_.pop_back(); }
+  PathStep(const PathStep&) = delete;
+  PathStep& operator=(const PathStep&) = delete;
+
+ private:
+  std::vector<EagerValueRef::Step>& path_;
+};
+
 /// Raised for control flow that depends on tensor data: the tracer catches it at the nearest
 /// submodule call and keeps that submodule as a leaf instead.
 class DataDependentError : public TraceError {
@@ -196,8 +211,8 @@ class ModuleTracer {
   /// NodeMeta::eagerValue), from the outputs of the TorchScript nodes [first, last) just converted.
   void recordEagerValues(torch::jit::graph_node_list_iterator first, torch::jit::graph_node_list_iterator last,
                          size_t mark, const Frame& frame);
-  /// The prim::CallMethod / prim::CallFunction nodes inlined on the way to the graph being converted.
-  std::vector<const torch::jit::Node*> callSites_;
+  /// The calls inlined and the blocks of ifs taken on the way to the block being converted.
+  std::vector<EagerValueRef::Step> path_;
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
   std::unordered_set<const torch::jit::Node*> repacked_;
   std::vector<std::weak_ptr<SymValue::PendingField>> madeFields_;  // pending fields given a node

@@ -24,10 +24,17 @@ class Graph;
 /// archive's method graphs: valid while the traced module lives (as TracedGraph::moduleRoots), and
 /// never dereferenced outside the process that traced.
 struct EagerValueRef {
-  /// The prim::CallMethod / prim::CallFunction nodes the tracer inlined on the way to the value,
-  /// outermost first; the first lies in the forward graph of the TensorDictModule that
-  /// NodeMeta::tdModule names.
-  std::vector<const torch::jit::Node*> callSites;
+  /// One step on the way to the value: a prim::CallMethod / prim::CallFunction the tracer inlined,
+  /// or the block of a prim::If it took (`block`: 0 when the condition was true).
+  struct Step {
+    const torch::jit::Node* node = nullptr;
+    size_t block = 0;
+    bool operator<(const Step& o) const { return node != o.node ? node < o.node : block < o.block; }
+    bool operator==(const Step& o) const { return node == o.node && block == o.block; }
+  };
+  /// Outermost first; the first step lies in the forward graph of the TensorDictModule that
+  /// NodeMeta::tdModule names, and `value` in the graph or block the last step leads to.
+  std::vector<Step> path;
   const torch::jit::Value* value = nullptr;
 };
 

@@ -5,6 +5,7 @@
 
 #include "tdfx/error.h"
 #include "tdfx/runtime/verify.h"
+#include "support/traced_fixture.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -12,16 +13,9 @@ namespace {
 
 using testing::fixture;
 
-struct Traced {
-  ModelFile model;
-  TracedGraph traced;
-};
+using Traced = testing::TracedFixture;
 
-Traced traceFixture(const std::string& name) {
-  ModelFile model = loadModelFile(fixture(name));
-  TracedGraph traced = traceGraph(*model.module);
-  return {std::move(model), std::move(traced)};
-}
+Traced traceFixture(const std::string& name) { return testing::loadTraced(name); }
 
 Node& nodeNamed(const TracedGraph& traced, const std::string& name) {
   Node* node = traced.graph->findNode(name);

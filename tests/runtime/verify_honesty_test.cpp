@@ -9,6 +9,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/runtime/verify.h"
+#include "support/traced_fixture.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -16,16 +17,9 @@ namespace {
 
 using testing::fixture;
 
-struct Loaded {
-  ModelFile model;
-  TracedGraph traced;
-};
+using Loaded = testing::TracedFixture;
 
-Loaded load(const std::string& name) {
-  ModelFile model = loadModelFile(fixture(name));
-  TracedGraph traced = traceGraph(*model.module);
-  return {std::move(model), std::move(traced)};
-}
+Loaded load(const std::string& name) { return testing::loadTraced(name); }
 
 std::vector<InputSpec> inputsFor(const std::string& name) {
   if (name == "structured_outputs.pt" || name == "dict_output.pt") return {parseInputSpec("x=4x3")};

@@ -37,7 +37,7 @@ PassState::PassState(const TensorDictModuleBase& module, const std::vector<at::T
   collectModules(module, roots);
   for (const auto& root : roots) addModule(root._ivalue());
   for (const at::Tensor& t : graphTensors)
-    if (t.defined()) tensors_.emplace_back(t, t.clone());
+    if (t.defined()) tensors_.push_back({t, t.clone(), t._version()});
   random_ = saveRandomState();
 }
 
@@ -73,8 +73,12 @@ void PassState::restore() {
     if (slot.current.isTensor()) slot.version = slot.current.toTensor()._version();
     slot.object->setSlot(slot.index, slot.current);
   }
-  for (auto& [tensor, copy] : tensors_)
-    if (!tensor.equal(copy)) tensor.copy_(copy);
+  // The graph holds these tensors itself: changed in place, they get their values back in place.
+  for (GraphTensor& g : tensors_) {
+    if (g.tensor._version() == g.version) continue;
+    g.tensor.copy_(g.copy);
+    g.version = g.tensor._version();
+  }
   if (seed_) at::manual_seed(*seed_);
   else restoreRandomState(random_);
 }

@@ -31,7 +31,11 @@ class PassState {
 
   std::vector<Slot> slots_;
   std::vector<c10::intrusive_ptr<c10::ivalue::Object>> seen_;
-  std::vector<std::pair<at::Tensor, at::Tensor>> tensors_;  // a graph tensor and its copy
+  struct GraphTensor {
+    at::Tensor tensor, copy;
+    int64_t version = 0;  // the tensor's version counter when it held the copy's values
+  };
+  std::vector<GraphTensor> tensors_;
   at::Tensor random_;
   std::optional<uint64_t> seed_;
 };

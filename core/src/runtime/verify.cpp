@@ -99,7 +99,9 @@ void compareNode(const Node& node, const c10::IValue& traced, const GraphModule&
   d.module = node.meta().tdModule;
   d.eagerValue = describeValue(expected);
   d.tracedValue = describeValue(traced);
-  d.problem = !wrong->problem.empty() ? wrong->problem : "values differ, max |a-b| " + std::to_string(wrong->maxAbsDiff);
+  std::ostringstream problem;
+  problem << "values differ, max |a-b| " << std::setprecision(4) << wrong->maxAbsDiff;
+  d.problem = !wrong->problem.empty() ? wrong->problem : problem.str();
   for (const auto& w : module.traced().writes)
     if (w.node == &node) d.key = w.key;
   report.divergence = d;

@@ -114,9 +114,10 @@ def _run_eager(obj, values):
         with torch.no_grad():
             result = o.module(*args)
         results = list(result) if isinstance(result, tuple) else [result]
-        if len(results) != len(o.out_keys):
-            raise ExportError(f"module at '{path}' returned {len(results)} values for out_keys {list(o.out_keys)}")
-        for k, r in zip(o.out_keys, results):
+        out_keys = o.out_keys if o.out_keys is not None else _output_keys(len(results))
+        if len(results) != len(out_keys):
+            raise ExportError(f"module at '{path}' returned {len(results)} values for out_keys {list(out_keys)}")
+        for k, r in zip(out_keys, results):
             if k != "_":
                 values[_key_tuple(k)] = r
 
@@ -166,13 +167,15 @@ def _spec_and_modules(obj, path, convert):
         if selected:
             spec["out_keys"] = [_key(k) for k in selected]
         return _Numbered(holders), spec
-    return convert(obj.module, path), {
+    converted = convert(obj.module, path)
+    out_keys = obj.out_keys_of(converted) if hasattr(obj, "out_keys_of") else obj.out_keys
+    return converted, {
         "kind": "module", "path": path,
-        "in_keys": [_key(k) for k in obj.in_keys], "out_keys": [_key(k) for k in obj.out_keys],
+        "in_keys": [_key(k) for k in obj.in_keys], "out_keys": [_key(k) for k in out_keys],
     }
 
 
-def _plain_as_td_module(module, example_inputs):
+def _plain_as_td_module(module):
     """A plain nn.Module as a TensorDictModule: keys from the forward signature."""
     params = [p for p in inspect.signature(module.forward).parameters.values()
               if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -182,14 +185,21 @@ def _plain_as_td_module(module, example_inputs):
 
     plain = Plain()
     plain.module, plain.in_keys = module, [p.name for p in params]
-    out_count = 1
-    if example_inputs:
-        values = _flatten_inputs(example_inputs)
-        with torch.no_grad():
-            result = module(*[values[(k,)] for k in plain.in_keys if (k,) in values])
-        out_count = len(result) if isinstance(result, tuple) else 1
-    plain.out_keys = ["output"] if out_count == 1 else [f"output_{i}" for i in range(out_count)]
+
+    def out_keys_of(converted):
+        # One key per value the TorchScript forward returns: a tuple's elements, else one.
+        returns = converted.forward.schema.returns
+        tuple_type = len(returns) == 1 and isinstance(returns[0].type, torch.TupleType)
+        return _output_keys(len(returns[0].type.elements()) if tuple_type else 1)
+
+    plain.out_keys = None  # known once the module is scripted or traced: out_keys_of
+    plain.out_keys_of = out_keys_of
     return plain
+
+
+def _output_keys(count):
+    """A plain module's out keys: `output`, or `output_<i>` for each of several values."""
+    return ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
 
 
 def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto"):
@@ -207,7 +217,7 @@ def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fal
         if not isinstance(obj, nn.Module):
             raise ExportError(f"cannot export a {type(obj).__name__}: expected a TensorDictModule, "
                               "TensorDictSequential or torch.nn.Module")
-        obj = _plain_as_td_module(obj, example_inputs)
+        obj = _plain_as_td_module(obj)
     if batch_size is None and hasattr(example_inputs, "batch_size"):
         batch_size = list(example_inputs.batch_size)
     flat = _flatten_inputs(example_inputs)

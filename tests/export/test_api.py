@@ -134,6 +134,16 @@ class ApiTest(unittest.TestCase):
         self.assertIn("<b>FAILED: first diverging node count", table)
         ET.fromstring("<div>" + table + "</div>")
 
+    def test_verify_compares_every_output_of_a_plain_module(self):
+        # Counted from the TorchScript signature: no example inputs are needed to know there are three.
+        class Three(nn.Module):
+            def forward(self, x):
+                return x * 2, x.relu(), x - 1
+
+        r = tdfx.verify(Three(), inputs={"x": (4, 6)})
+        self.assertTrue(r.passed, r.report)
+        self.assertEqual([row["key"] for row in r.rows], [["output_0"], ["output_1"], ["output_2"]])
+
     def test_verify_a_torchvision_model(self):
         import torchvision
         torch.manual_seed(0)

@@ -366,17 +366,10 @@ void VerifyPanel::showReport(const VerifyReport& report) {
   results_->resizeColumnsToContents();
   bool keysMatch = true;
   for (const auto& k : report.keys) keysMatch = keysMatch && k.matches;
-  QString text = tr("%1 \u2014 eager %2 ms, traced %3 ms; %4")
-                     .arg(report.passed() ? tr("PASSED: traced outputs equal eager outputs")
-                          : keysMatch     ? tr("DIFFERS: outputs equal, but a node differs")
-                                          : tr("DIFFERS: outputs differ"))
-                     .arg(report.eagerSeconds * 1e3, 0, 'f', 2)
-                     .arg(report.tracedSeconds * 1e3, 0, 'f', 2)
-                     .arg(report.options.bitwise() ? tr("bitwise comparison")
-                                                   : tr("atol %1, rtol %2").arg(report.options.atol).arg(report.options.rtol));
-  text += tr("; %1 nodes compared with their eager values, %2 without one")
-              .arg(report.nodesCompared)
-              .arg(report.nodesWithoutEagerValue);
+  // What differs comes first, so that a narrow dock still shows it; times and counts follow.
+  QString text = report.passed() ? tr("PASSED: traced outputs equal eager outputs")
+                 : keysMatch     ? tr("DIFFERS: outputs equal, but a node differs")
+                                 : tr("DIFFERS: outputs differ");
   if (report.divergence) {
     text += tr("; first differing node: %1 (marked red in the graph)").arg(QString::fromStdString(report.divergence->node));
     if (!report.divergence->problem.empty())
@@ -384,6 +377,13 @@ void VerifyPanel::showReport(const VerifyReport& report) {
                   .arg(QString::fromStdString(report.divergence->problem), QString::fromStdString(report.divergence->eagerValue),
                        QString::fromStdString(report.divergence->tracedValue));
   }
+  text += tr(" \u2014 eager %1 ms, traced %2 ms; %3; %4 nodes compared with their eager values, %5 without one")
+              .arg(report.eagerSeconds * 1e3, 0, 'f', 2)
+              .arg(report.tracedSeconds * 1e3, 0, 'f', 2)
+              .arg(report.options.bitwise() ? tr("bitwise comparison")
+                                            : tr("atol %1, rtol %2").arg(report.options.atol).arg(report.options.rtol))
+              .arg(report.nodesCompared)
+              .arg(report.nodesWithoutEagerValue);
   if (!report.nodeByNodeReason.empty())
     text += tr("; the traced graph ran node by node: %1").arg(QString::fromStdString(report.nodeByNodeReason));
   if (!report.randomNodes.empty()) {

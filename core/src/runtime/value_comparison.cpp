@@ -190,6 +190,30 @@ void compareValues(const std::string& path, const c10::IValue& eagerValue, const
   rows.push_back(compareScalars(key, eager, traced, options));
 }
 
+bool bitwiseSame(const c10::IValue& eager, const c10::IValue& traced) {
+  if (eager.isTensor() && traced.isTensor()) {
+    const at::Tensor& a = eager.toTensor();
+    const at::Tensor& b = traced.toTensor();
+    if (!a.defined() || !b.defined()) return a.defined() == b.defined();
+    return bitwiseEqual(a, b);
+  }
+  if ((eager.isTuple() || eager.isList()) && (traced.isTuple() || traced.isList())) {
+    const auto a = elementsOf(eager), b = elementsOf(traced);
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!bitwiseSame(a[i], b[i])) return false;
+    return true;
+  }
+  if (eager.isTensor() || traced.isTensor() || eager.isGenericDict() || traced.isGenericDict()) return false;
+  if (eager.isDouble() && traced.isDouble()) {
+    const double a = eager.toDouble(), b = traced.toDouble();
+    return std::memcmp(&a, &b, sizeof a) == 0;
+  }
+  if (eager.isNone() || traced.isNone()) return eager.isNone() && traced.isNone();
+  if (eager.isInt() || eager.isBool() || eager.isString()) return eager.tagKind() == traced.tagKind() && eager == traced;
+  return false;  // anything else: compareValues decides
+}
+
 // "float64 [2, 3]", "int 4", "tuple".
 std::string describeValue(const c10::IValue& v) {
   if (v.isTensor() && !v.toTensor().defined()) return "None";

@@ -20,6 +20,10 @@ KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at
 void compareValues(const std::string& path, const c10::IValue& eager, const c10::IValue& traced,
                    const VerifyOptions& options, std::vector<KeyComparison>& rows);
 
+/// Whether two values of any structure are bitwise the same, tensors by their values (neg and conj
+/// views resolved): the cheap answer for the common case, before compareValues' statistics.
+bool bitwiseSame(const c10::IValue& eager, const c10::IValue& traced);
+
 /// "float64 [2, 3]", "int 4", "None": a value as a divergence names it.
 std::string describeValue(const c10::IValue& v);
 

@@ -2,7 +2,9 @@
 //   tdfx_trace_bench [--json] [--repeat N] [--input KEY=SHAPE]... MODEL...
 //   The forward columns: the eager module's forward and the printed graph's (GraphModule::forward,
 //   which runs the nodes as printed), each warmed up once, then the best of N runs taken in turn;
-//   ratio = printed / eager. malloc is tuned as in the model worker (reuseFreedMemory).
+//   ratio = printed / eager. The node fw column: the same printed graph run node by node
+//   (GraphModule::forwardRecorded, the run whose per-node times the GUI's time overlay shows: each
+//   node the function the same emitter made), best of N. malloc is tuned as in the model worker (reuseFreedMemory).
 //   tdfx_trace_bench --worker-start [--repeat N] MODEL: what a model worker adds to opening MODEL
 //     (zygote fork, socket, serialization), as JSON: open in a worker vs load + trace here.
 #include <chrono>
@@ -89,12 +91,19 @@ int main(int argc, char** argv) {
         tdfx::TensorDict in = td;
         m.forward(in);
       };
+      const auto recordedOnce = [&td, &gm] {
+        tdfx::TensorDict in = td, out;
+        gm->forwardRecorded(in, &out);
+      };
       forwardOnce(*model.module);
       forwardOnce(*gm);
+      recordedOnce();
       double eagerForward = std::numeric_limits<double>::infinity(), graphForward = eagerForward;
+      double nodeForward = eagerForward;
       for (int i = 0; i < repeat; ++i) {
         eagerForward = std::min(eagerForward, bestOf(1, [&] { forwardOnce(*model.module); }));
         graphForward = std::min(graphForward, bestOf(1, [&] { forwardOnce(*gm); }));
+        nodeForward = std::min(nodeForward, bestOf(1, recordedOnce));
       }
       std::string name = path.substr(path.find_last_of('/') + 1);
       name = name.substr(0, name.rfind('.'));
@@ -107,6 +116,7 @@ int main(int argc, char** argv) {
                       {"traced_s", report.tracedSeconds},
                       {"eager_forward_s", eagerForward},
                       {"graph_forward_s", graphForward},
+                      {"node_forward_s", nodeForward},
                       {"ratio", graphForward / eagerForward},
                       {"bitwise", report.passed()}});
     }
@@ -120,7 +130,7 @@ int main(int argc, char** argv) {
   }
   std::cout << std::left << std::setw(22) << "model" << std::right << std::setw(7) << "nodes" << std::setw(10) << "load ms"
             << std::setw(10) << "trace ms" << std::setw(11) << "verify ms" << std::setw(10) << "eager ms" << std::setw(11)
-            << "traced ms" << std::setw(12) << "eager fw ms" << std::setw(12) << "graph fw ms" << std::setw(7) << "ratio"
+            << "traced ms" << std::setw(12) << "eager fw ms" << std::setw(12) << "graph fw ms" << std::setw(11) << "node fw ms" << std::setw(7) << "ratio"
             << std::setw(9) << "bitwise\n";
   for (const auto& r : rows)
     std::cout << std::left << std::setw(22) << r["model"].get<std::string>() << std::right << std::setw(7)
@@ -128,7 +138,8 @@ int main(int argc, char** argv) {
               << r["load_s"].get<double>() * 1e3 << std::setw(10) << r["trace_s"].get<double>() * 1e3 << std::setw(11)
               << r["verify_s"].get<double>() * 1e3 << std::setw(10) << r["eager_s"].get<double>() * 1e3 << std::setw(11)
               << r["traced_s"].get<double>() * 1e3 << std::setw(12) << r["eager_forward_s"].get<double>() * 1e3
-              << std::setw(12) << r["graph_forward_s"].get<double>() * 1e3 << std::setprecision(3) << std::setw(7)
+              << std::setw(12) << r["graph_forward_s"].get<double>() * 1e3 << std::setw(11)
+              << r["node_forward_s"].get<double>() * 1e3 << std::setprecision(3) << std::setw(7)
               << r["ratio"].get<double>() << std::setw(9) << (r["bitwise"].get<bool>() ? "yes" : "NO") << "\n";
   return 0;
 }

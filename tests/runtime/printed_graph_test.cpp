@@ -1,5 +1,7 @@
 // The runtime runs the graph it prints: a node's op, target, args and kwargs say what it computes,
 // so a wrong printout fails verify and is named there.
+#include <functional>
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -93,6 +95,42 @@ TEST(PrintedGraph, ArgumentsNoOverloadTakesAreAnErrorNamingTheNode) {
   const std::string what = runError(t);
   EXPECT_NE(what.find("node 'sigmoid'"), std::string::npos) << what;
   EXPECT_NE(what.find("no overload of 'torch.sigmoid' takes these arguments"), std::string::npos) << what;
+}
+
+TEST(PrintedGraph, AGraphEditedAfterCompilingRunsOnlyOnceRecompiled) {
+  Traced t = traceFixture("seed_module.pt");
+  GraphModule gm(t.traced, t.model.module->inKeys());  // shares t's Graph
+  const TensorDict inputs = verificationInputs(t.model, {}, 0);
+  TensorDict td = inputs.clone();
+  gm.forward(td);
+  t.traced.graph->setTarget(nodeNamed(t.traced, "sigmoid"), "torch.tanh");
+  // Neither the whole forward nor the interpreter runs the stale code.
+  for (const auto& run : std::vector<std::function<void(TensorDict&)>>{
+           [&](TensorDict& in) { gm.forward(in); }, [&](TensorDict& in) { gm.forwardRecorded(in); },
+           [&](TensorDict& in) { gm.call(in); }}) {
+    TensorDict in = inputs.clone();
+    try {
+      run(in);
+      ADD_FAILURE() << "a stale GraphModule ran";
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("the graph was edited after this GraphModule compiled it"), std::string::npos)
+          << e.what();
+    }
+  }
+  gm.recompile();
+  EXPECT_NE(gm.code().text.find("sigmoid = torch.tanh(linear)"), std::string::npos) << gm.code().text;
+  const Node* linear = &nodeNamed(t.traced, "linear");
+  const Node* sigmoid = &nodeNamed(t.traced, "sigmoid");
+  TensorDict in = inputs.clone(), out;
+  const auto values = gm.forwardCapturing(in, &out, {linear, sigmoid});
+  EXPECT_TRUE(values.at(1).toTensor().equal(at::tanh(values.at(0).toTensor())));
+  TensorDict whole = inputs.clone();
+  gm.forward(whole);  // the whole forward is recompiled too
+  EXPECT_TRUE(testing::sameTensorDict(whole, [&] {
+    TensorDict nodeByNode = inputs.clone();
+    gm.forwardRecorded(nodeByNode);
+    return nodeByNode;
+  }()));
 }
 
 }  // namespace

@@ -113,6 +113,7 @@ std::string nameForTarget(OpKind op, const std::string& target) {
 
 Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> args, Kwargs kwargs,
                         const std::string& nameCandidate) {
+  ++revision_;
   std::string candidate = nameCandidate.empty() ? nameForTarget(op, target) : nameCandidate;
   std::string local;
   if (localNames_) candidate = local = localNames_->create(candidate);
@@ -127,6 +128,7 @@ Node* Graph::createNode(OpKind op, std::string target, std::vector<Argument> arg
 
 Node* Graph::insertBefore(const Node& before, OpKind op, std::string target, std::vector<Argument> args,
                           Kwargs kwargs, const std::string& nameCandidate) {
+  ++revision_;
   const size_t position = before.index();
   if (position >= nodes_.size() || nodes_[position].get() != &before)
     throw Error("cannot insert before node '" + before.name() + "': it is not in this graph");
@@ -141,6 +143,7 @@ Node* Graph::insertBefore(const Node& before, OpKind op, std::string target, std
 }
 
 std::vector<Node*> Graph::replaceAllUsesWith(Node& node, Node& replacement) {
+  ++revision_;
   std::vector<Node*> changed;
   const std::vector<Node*> users = node.users_;
   const auto swap = [&](Node* n) { return n == &node ? &replacement : n; };
@@ -157,6 +160,7 @@ std::vector<Node*> Graph::replaceAllUsesWith(Node& node, Node& replacement) {
 }
 
 void Graph::eraseNode(Node& node) {
+  ++revision_;
   const size_t position = node.index();
   if (position >= nodes_.size() || nodes_[position].get() != &node)
     throw Error("cannot erase node '" + node.name() + "': it is not in this graph");
@@ -248,9 +252,13 @@ void Graph::unlinkUses(Node& node) {
   for (const auto& kv : node.kwargs_) forEachNode(kv.second, dropUser);
 }
 
-void Graph::setTarget(Node& node, std::string target) { node.target_ = std::move(target); }
+void Graph::setTarget(Node& node, std::string target) {
+  ++revision_;
+  node.target_ = std::move(target);
+}
 
 void Graph::setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs) {
+  ++revision_;
   unlinkUses(node);
   node.args_ = std::move(args);
   node.kwargs_ = std::move(kwargs);
@@ -264,6 +272,7 @@ Node* Graph::outputNode() const {
 }
 
 void Graph::truncate(size_t size) {
+  ++revision_;
   while (nodes_.size() > size) {
     Node* node = nodes_.back().get();
     unlinkUses(*node);
@@ -278,6 +287,7 @@ const std::string& Graph::localName(const Node& node) const {
 }
 
 void Graph::prefixName(Node& node, const std::string& prefix) {
+  ++revision_;
   takenNameOf_.emplace(&node, node.name_);
   node.name_ = prefix + node.name_;
 }

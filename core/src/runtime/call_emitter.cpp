@@ -9,7 +9,6 @@
 #include <torch/csrc/jit/frontend/sugared_value.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
-#include "printed_call.h"
 #include "tdfx/error.h"
 
 namespace tdfx::runtime {
@@ -145,6 +144,29 @@ std::string stringArgument(const Node& node, size_t i) {
 }
 
 
+// A constant argument as a value: None, bool, int, float, str, dtype (TorchScript's int), device,
+// layout, memory format. Lists, tuples, dicts and nodes are values built by CallEmitter::value.
+c10::IValue constantValue(const Argument& arg) {
+  struct Visitor {
+    c10::IValue operator()(std::monostate) const { return {}; }
+    c10::IValue operator()(bool b) const { return b; }
+    c10::IValue operator()(int64_t v) const { return v; }
+    c10::IValue operator()(double v) const { return v; }
+    c10::IValue operator()(const std::string& s) const { return s; }
+    c10::IValue operator()(c10::ScalarType t) const { return t; }
+    c10::IValue operator()(c10::Device d) const { return d; }
+    c10::IValue operator()(c10::Layout l) const { return l; }
+    c10::IValue operator()(c10::MemoryFormat m) const { return m; }
+    c10::IValue operator()(const ArgumentSlice&) const { throw RuntimeError("a slice is only valid inside a subscript"); }
+    c10::IValue operator()(ArgumentEllipsis) const { throw RuntimeError("Ellipsis is only valid inside a subscript"); }
+    c10::IValue operator()(Node*) const { throw RuntimeError("internal error: a node is not a constant"); }
+    c10::IValue operator()(const ArgumentList&) const { throw RuntimeError("internal error: a list is not a constant"); }
+    c10::IValue operator()(const ArgumentTuple&) const { throw RuntimeError("internal error: a tuple is not a constant"); }
+    c10::IValue operator()(const ArgumentDict&) const { throw RuntimeError("internal error: a dict is not a constant"); }
+  };
+  return std::visit(Visitor{}, arg.value);
+}
+
 // Resolves the parameter types of an emitted script (`__t0`, ...) and `torch`.
 struct ScriptResolver : jit::NativeResolver {
   std::vector<c10::TypePtr> types;
@@ -197,7 +219,7 @@ jit::Value* CallEmitter::value(const Argument& a) {
     if (keys.empty()) throw RuntimeError("an empty dict argument has no type");
     return g.insertNode(g.createDict(keys[0]->type(), values[0]->type(), keys, values))->output();
   }
-  return g.insertConstant(argumentValue(a, nullptr));
+  return g.insertConstant(constantValue(a));
 }
 
 std::vector<jit::NamedValue> CallEmitter::positional(const Node& node, size_t from) {

@@ -1,6 +1,6 @@
 #pragma once
 // CallEmitter: emits printed nodes into a TorchScript graph, the way TorchScript compiles the same
-// Python line. One emitter serves both the runtime (a small graph per call, runtime/printed_call.h)
+// Python line. One emitter serves both the interpreter (a small graph per node, runtime/node_functions.h)
 // and the TorchScript export (every node of the printed graph in one forward,
 // tdfx/runtime/torchscript_export.h), so the two resolve targets and overloads alike.
 #include <string>

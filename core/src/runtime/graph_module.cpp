@@ -2,22 +2,21 @@
 
 #include <chrono>
 #include <mutex>
+#include <sstream>
 
 #include <torch/csrc/autograd/grad_mode.h>
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/runtime/torchscript_export.h"
-#include "printed_call.h"
-#include "python_subscript.h"
+#include "node_functions.h"
 #include "random_state.h"
 
 namespace tdfx {
 
 struct GraphModule::WholeForward {
   torch::jit::Module module;
-  std::vector<std::pair<NestedKey, std::string>> reads;  // TensorDict keys read, and their flat names
-  std::vector<std::string> parameters;                    // a plain archive's: the placeholders' keys
+  std::vector<std::string> parameters;  // a plain archive's: the placeholders' keys
 };
 
 struct GraphModule::WholeState {
@@ -33,12 +32,26 @@ bool flattensAmbiguously(const NestedKey& key) {
     if (part.find('.') != std::string::npos) return true;
   return false;
 }
+
+// A key's name in the interpreter's flat dict when flattening is ambiguous: each part with its length.
+std::string lengthPrefixedKey(const NestedKey& key) {
+  std::string s;
+  for (const auto& part : key.parts()) s += std::to_string(part.size()) + ":" + part;
+  return s;
+}
 }  // namespace
 
 GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
-    : traced_(std::move(traced)), inKeys_(std::move(inKeys)), code_(pythonCode(*traced_.graph)) {
+    : traced_(std::move(traced)), inKeys_(std::move(inKeys)) {
   useReferenceExecutor();
+  recompile();
+}
+
+void GraphModule::recompile() {
   const auto& nodes = traced_.graph->nodes();
+  revision_ = traced_.graph->revision();
+  code_ = pythonCode(*traced_.graph);
+  callInputs_.clear();
   callInputs_.reserve(nodes.size());
   for (const auto& n : nodes) callInputs_.push_back(runtime::referencedNodes(*n));
   std::vector<size_t> lastUse(nodes.size(), 0);
@@ -47,41 +60,60 @@ GraphModule::GraphModule(TracedGraph traced, std::vector<NestedKey> inKeys)
   freeAfter_.assign(nodes.size(), {});
   for (size_t i = 0; i < nodes.size(); ++i)
     if (lastUse[i] > i) freeAfter_[lastUse[i]].push_back(i);
-  std::shared_ptr<torch::jit::CompilationUnit> functions;
-  if (!traced_.moduleRoots.empty()) functions = traced_.moduleRoots.front().second._ivalue()->compilation_unit();
-  calls_ = std::make_shared<runtime::PrintedCalls>(nodes.size(), std::move(functions));
+  tensordict_ = nullptr;
   for (const auto& n : nodes) {
     if (n->op() == OpKind::Placeholder) {
       if (traced_.readsTensorDict) tensordict_ = n.get();
       break;
     }
   }
+  // The keys read: every `tensordict[key]` (a malformed key is left to its node, which says so).
+  std::vector<NestedKey> reads;
+  bool ambiguous = false;
+  for (const auto& n : nodes) {
+    if (!tensordict_ || n->op() != OpKind::CallFunction || n->target() != "operator.getitem" || n->args().size() != 2 ||
+        !n->args()[0].isNode() || n->args()[0].node() != tensordict_)
+      continue;
+    try {
+      reads.push_back(runtime::tensordictKey(n->args()[1]));
+      ambiguous = ambiguous || flattensAmbiguously(reads.back());
+    } catch (const RuntimeError&) {
+    }
+  }
+  for (const NestedKey& key : traced_.outKeys) ambiguous = ambiguous || flattensAmbiguously(key);
+  const runtime::KeyName keyName = ambiguous ? lengthPrefixedKey : flattenedKey;
+  reads_.clear();
+  for (NestedKey& key : reads) {
+    std::string name = keyName(key);
+    reads_.emplace_back(std::move(key), std::move(name));
+  }
+  nodeFunctions_ = traced_.moduleRoots.empty() ? nullptr
+                                               : std::make_shared<runtime::NodeFunctions>(traced_, tensordict_, keyName);
   whole_ = std::make_shared<WholeState>();
+  if (ambiguous) {
+    std::call_once(whole_->once, [this] {
+      whole_->reason = "a key part holds a '.', so flattened keys could name two keys";
+    });
+  }
+}
+
+void GraphModule::checkRevision() const {
+  if (traced_.graph->revision() != revision_)
+    throw RuntimeError("the graph was edited after this GraphModule compiled it (revision " + std::to_string(revision_) +
+                       ", now " + std::to_string(traced_.graph->revision()) +
+                       "); recompile() it, or build a new GraphModule, to run the edited graph");
 }
 
 std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() const {
   std::call_once(whole_->once, [this] {
     auto whole = std::make_shared<WholeForward>();
-    bool ambiguous = false;  // a key part with a '.': its flattened name could be another key's
     for (const auto& n : traced_.graph->nodes()) {
-      if (n->op() != OpKind::Placeholder && !(n->op() == OpKind::CallFunction && n->target() == "operator.getitem")) continue;
-      if (n->op() == OpKind::Placeholder) {
-        if (n.get() == tensordict_) continue;
-        if (traced_.readsTensorDict) {  // a parameter past the in keys: node by node
-          whole_->reason = "forward's parameter '" + n->target() + "' is not an in key";
-          return;
-        }
-        whole->parameters.push_back(n->target());
-      } else if (tensordict_ && n->args().size() == 2 && n->args()[0].isNode() && n->args()[0].node() == tensordict_) {
-        const NestedKey key = runtime::tensordictKey(n->args()[1]);
-        ambiguous = ambiguous || flattensAmbiguously(key);
-        whole->reads.emplace_back(key, flattenedKey(key));
+      if (n->op() != OpKind::Placeholder || n.get() == tensordict_) continue;
+      if (traced_.readsTensorDict) {  // a parameter past the in keys: node by node
+        whole_->reason = "forward's parameter '" + n->target() + "' is not an in key";
+        return;
       }
-    }
-    for (const NestedKey& key : traced_.outKeys) ambiguous = ambiguous || flattensAmbiguously(key);
-    if (ambiguous) {
-      whole_->reason = "a key part holds a '.', so flattened keys could name two keys";
-      return;
+      whole->parameters.push_back(n->target());
     }
     try {
       whole->module = toTorchScript(*this);
@@ -98,12 +130,9 @@ std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() con
 bool GraphModule::wholeArguments(const WholeForward& whole, const TensorDict& td, std::vector<c10::IValue>& args) const {
   args.clear();
   if (tensordict_) {
-    c10::Dict<std::string, at::Tensor> in;
-    for (const auto& [key, flat] : whole.reads) {
+    for (const auto& [key, name] : reads_)
       if (!td.contains(key) || td.isTensorDict(key)) return false;
-      in.insert(flat, td.get(key));
-    }
-    args.emplace_back(std::move(in));
+    args.emplace_back(readsOf(td));
   } else {
     for (const std::string& name : whole.parameters) {
       if (!td.contains(NestedKey(name))) return false;  // a default: node by node
@@ -118,8 +147,8 @@ std::vector<c10::IValue> GraphModule::wholeOutputs(const c10::IValue& result) co
   if (tensordict_) {
     const auto dict = result.toGenericDict();
     for (const NestedKey& key : traced_.outKeys) {
-      const std::string flat = flattenedKey(key);
-      outputs.push_back(!isDiscardKey(key) && dict.contains(flat) ? dict.at(flat) : c10::IValue());
+      const std::string name = flattenedKey(key);  // the whole forward runs only on unambiguous keys
+      outputs.push_back(!isDiscardKey(key) && dict.contains(name) ? dict.at(name) : c10::IValue());
     }
   } else if (result.isTuple()) {
     outputs = result.toTupleRef().elements().vec();
@@ -134,7 +163,14 @@ std::string GraphModule::nodeByNodeReason() const {
   return whole_->reason;
 }
 
+c10::IValue GraphModule::readsOf(const TensorDict& td) const {
+  c10::Dict<std::string, at::Tensor> in;
+  for (const auto& [key, name] : reads_) in.insert(name, td.get(key));  // a missing key: KeyError
+  return in;
+}
+
 std::vector<c10::IValue> GraphModule::call(TensorDict& td) const {
+  checkRevision();
   const auto whole = wholeForward();
   std::vector<c10::IValue> args;
   if (!whole || !wholeArguments(*whole, td, args)) return run(td, nullptr);
@@ -192,43 +228,6 @@ std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
   return outs;
 }
 
-bool truthy(const c10::IValue& v) {
-  if (v.isBool()) return v.toBool();
-  if (v.isInt()) return v.toInt() != 0;
-  if (v.isDouble()) return v.toDouble() != 0.0;
-  if (v.isTensor()) return v.toTensor().is_nonzero();
-  if (v.isNone()) return false;
-  throw RuntimeError("the condition of torch._assert is a " + v.tagKind());
-}
-
-// `module(*args, **kwargs)`: its forward, or the first of the methods Python's forward chooses
-// from whose schema takes the arguments: TorchScript compiles an @overload-ed forward (nn.GRU's) as
-// forward__0, forward__1, ...; the dynamic quantized RNNs' forward picks forward_tensor or
-// forward_packed by the input's type.
-c10::IValue callForward(const torch::jit::Module& module, std::vector<c10::IValue> args,
-                        const std::unordered_map<std::string, c10::IValue>& kwargs) {
-  if (auto forward = module.find_method("forward")) return (*forward)(std::move(args), kwargs);
-  std::vector<std::string> candidates;
-  for (int k = 0; module.find_method("forward__" + std::to_string(k)); ++k)
-    candidates.push_back("forward__" + std::to_string(k));
-  for (const char* name : {"forward_tensor", "forward_packed"})
-    if (module.find_method(name)) candidates.emplace_back(name);
-  std::string tried;
-  for (const std::string& name : candidates) {
-    auto overload = module.find_method(name);
-    std::vector<c10::IValue> stack{module._ivalue()};
-    stack.insert(stack.end(), args.begin(), args.end());
-    try {
-      overload->function().getSchema().checkAndNormalizeInputs(stack, kwargs);
-    } catch (const std::exception& e) {
-      tried += std::string("\n") + e.what();
-      continue;
-    }
-    return (*overload)(std::move(args), kwargs);
-  }
-  throw RuntimeError("the module has no forward that takes these arguments" + tried);
-}
-
 }  // namespace
 
 const std::pair<std::string, torch::jit::Module>& moduleRootOf(const TracedGraph& traced, const std::string& target) {
@@ -249,25 +248,20 @@ c10::IValue attributeValue(const TracedGraph& traced, const std::string& target)
   if (auto it = traced.tensorConstants.find(target); it != traced.tensorConstants.end()) return it->second;
   const auto& root = moduleRootOf(traced, target);
   c10::IValue value = root.second._ivalue();
-  std::string rest = target.substr(root.first.size());
-  size_t start = 0;
-  while (start <= rest.size() && !rest.empty()) {
-    const size_t dot = rest.find('.', start);
-    const std::string name = rest.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+  std::stringstream rest(target.substr(root.first.size()));
+  for (std::string name; std::getline(rest, name, '.');) {
     if (!value.isObject() || !value.toObjectRef().type()->hasAttribute(name))
       throw RuntimeError("the module has no attribute '" + name + "' (in '" + target + "')");
     value = value.toObjectRef().getAttr(name);
-    if (dot == std::string::npos) break;
-    start = dot + 1;
   }
   return value;
 }
 
-c10::IValue GraphModule::attribute(const std::string& target) const { return attributeValue(traced_, target); }
-
 std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRecord>* records,
                                           const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured,
                                           const ValueObserver* onValue) const {
+  checkRevision();
+  if (!nodeFunctions_) throw RuntimeError("the traced graph has no module to run");
   torch::NoGradGuard noGrad;
   const auto& nodes = traced_.graph->nodes();
   std::vector<c10::IValue> env(nodes.size());
@@ -277,8 +271,6 @@ std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRec
     keep.assign(nodes.size(), false);
     for (const Node* n : *capture) keep.at(n->index()) = true;
   }
-  const std::function<c10::IValue(const Node*)> valueOf = [&env](const Node* n) { return env[n->index()]; };
-  const auto evalArg = [&valueOf](const Argument& a) { return runtime::argumentValue(a, valueOf); };
 
   std::vector<c10::IValue> outputs;
   for (const auto& nodePtr : nodes) {
@@ -286,60 +278,20 @@ std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRec
     const size_t i = node.index();
     const auto started = records ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     try {
-      switch (node.op()) {
-        case OpKind::Placeholder:
-          if (&node == tensordict_) break;  // read through tensordict[key]
-          // A plain module's parameter reads the key of its name; one with a default may be absent.
-          if (td.contains(NestedKey(node.target())) || node.args().empty()) env[i] = td.get(NestedKey(node.target()));
-          else env[i] = evalArg(node.args().front());
-          break;
-        case OpKind::Output: {
-          const Argument& result = node.args().at(0);
-          if (const auto* items = result.items(); items && !result.isNode()) {
-            for (const Argument& item : *items) outputs.push_back(evalArg(item));
-          } else {
-            c10::IValue v = evalArg(result);
-            if (v.isTuple()) outputs = v.toTupleRef().elements().vec();
-            else outputs.push_back(v);
-          }
-          break;
-        }
-        case OpKind::GetAttr: env[i] = attribute(node.target()); break;
-        case OpKind::CallModule: {
-          const c10::IValue module = attribute(node.target());
-          if (!module.isObject()) throw RuntimeError("'" + node.target() + "' is not a module");
-          std::vector<c10::IValue> args;
-          for (const Argument& a : node.args()) args.push_back(evalArg(a));
-          std::unordered_map<std::string, c10::IValue> kwargs;
-          for (const auto& [name, a] : node.kwargs()) kwargs.emplace(name, evalArg(a));
-          env[i] = callForward(torch::jit::Module(module.toObject()), std::move(args), kwargs);
-          break;
-        }
-        case OpKind::CallFunction:
-          if (node.target() == "operator.getitem" && node.args().size() == 2) {
-            const Argument& container = node.args()[0];
-            if (tensordict_ && container.isNode() && container.node() == tensordict_)
-              env[i] = td.get(runtime::tensordictKey(node.args()[1]));
-            else
-              env[i] = runtime::pythonSubscript(evalArg(container), node.args()[1], valueOf);
-            break;
-          }
-          if (node.target() == "torch._assert") {
-            // torch._assert(condition, message): Python's `assert condition, message`.
-            if (node.args().empty()) throw RuntimeError("torch._assert needs a condition");
-            if (!truthy(evalArg(node.args()[0]))) {
-              const c10::IValue message = node.args().size() > 1 ? evalArg(node.args()[1]) : c10::IValue();
-              throw std::runtime_error("AssertionError: " + (message.isString() ? message.toStringRef() : std::string()));
-            }
-            break;
-          }
-          [[fallthrough]];
-        case OpKind::CallMethod: {
-          std::vector<c10::IValue> inputs;
-          for (const Node* n : callInputs_[i]) inputs.push_back(env[n->index()]);
-          env[i] = calls_->run(node, std::move(inputs));
-          break;
-        }
+      if (&node == tensordict_) {
+        env[i] = readsOf(td);  // the flat dict of the keys read, as the whole forward takes it
+      } else if (node.op() == OpKind::Placeholder && (td.contains(NestedKey(node.target())) || node.args().empty())) {
+        env[i] = td.get(NestedKey(node.target()));  // a plain module's parameter reads the key of its name
+      } else {
+        std::vector<c10::IValue> inputs;
+        inputs.reserve(callInputs_[i].size());
+        for (const Node* n : callInputs_[i]) inputs.push_back(env[n->index()]);
+        env[i] = nodeFunctions_->run(node, std::move(inputs));  // a parameter's default, too
+      }
+      if (node.op() == OpKind::Output) {
+        // A TensorDict module's values zipped with its out keys, or a plain archive's result.
+        if (env[i].isTuple()) outputs = env[i].toTupleRef().elements().vec();
+        else outputs.push_back(env[i]);
       }
       if (records && node.op() != OpKind::Placeholder && node.op() != OpKind::Output) {
         (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

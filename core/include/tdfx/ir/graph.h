@@ -54,6 +54,9 @@ class Graph {
   /// code generator draws them from the graph's namespace).
   const NameSpace& names() const { return names_; }
   size_t size() const { return nodes_.size(); }
+  /// Bumped by every edit (a node created, inserted, erased, retargeted, given other arguments or
+  /// renamed): a GraphModule compiled from an earlier revision refuses to run until it is recompiled.
+  uint64_t revision() const { return revision_; }
   /// The output node, or null before it is created.
   Node* outputNode() const;
   /// The node with `name`, or null.
@@ -72,7 +75,7 @@ class Graph {
   /// Editing, as torch.fx's `node.target = ...` and `node.args = ...`: the node keeps its name
   /// and position; `users` of the nodes it stops or starts referring to are updated. Every node in
   /// `args` / `kwargs` must belong to this graph and come before `node`. Code generated earlier
-  /// (a GraphModule's) does not change: build a new GraphModule to run the edited graph.
+  /// (a GraphModule's) does not change: recompile the GraphModule (or build a new one) to run the edited graph.
   void setTarget(Node& node, std::string target);
   void setArguments(Node& node, std::vector<Argument> args, Kwargs kwargs);
 
@@ -115,6 +118,7 @@ class Graph {
   std::unordered_map<const Node*, std::string> localNameOf_;  // node -> its local name
   std::unordered_map<const Node*, std::string> takenNameOf_;  // node -> the name it took, when renamed
   std::vector<std::unique_ptr<Node>> nodes_;
+  uint64_t revision_ = 0;
 };
 
 }  // namespace tdfx

@@ -12,7 +12,7 @@
 namespace tdfx {
 
 namespace runtime {
-class PrintedCalls;
+class NodeFunctions;
 }
 
 /// What one node did in a recorded run: the tensors it produced (shape and dtype) and its time.
@@ -22,13 +22,14 @@ struct NodeRunRecord {
 };
 
 /// Executes a traced graph from what it prints, as an FX GraphModule's forward is its code: each
-/// node runs from its op, target, args and kwargs alone. forward runs the printed nodes compiled
-/// into one TorchScript function (as saved by toTorchScript: as fast as the eager archive), or one
-/// by one where TorchScript cannot express the whole; the recorded and capturing runs go node by node. Calls are compiled as TorchScript compiles
-/// the same Python (runtime/printed_call.h), call_module runs the submodule's TorchScript forward,
-/// get_attr reads the attribute path on the traced module. Owns the TracedGraph (its Graph is
-/// shared with other copies of that TracedGraph) and the code generated on construction. The
-/// TracedGraph's module roots are handles to the traced module's TorchScript objects: keep the
+/// node runs from its op, target, args and kwargs alone. One emitter (runtime/node_emitter.h) knows
+/// how every node kind runs; forward runs the nodes it emits compiled into one TorchScript function
+/// (as saved by toTorchScript: as fast as the eager archive), and the interpreter (the recorded,
+/// observing and capturing runs, and forward where TorchScript cannot express the whole) runs each
+/// node as a small function the same emitter made, with per-node hooks. Owns the TracedGraph (its
+/// Graph is shared with other copies of that TracedGraph) and the code generated when compiled.
+/// Editing the graph afterwards (Graph::revision changes) makes every run throw until recompile().
+/// The TracedGraph's module roots are handles to the traced module's TorchScript objects: keep the
 /// source module (the ModelFile) alive while the GraphModule runs.
 class GraphModule : public TensorDictModuleBase {
  public:
@@ -65,6 +66,10 @@ class GraphModule : public TensorDictModuleBase {
   using ValueObserver = std::function<void(const Node&, const c10::IValue&)>;
   std::vector<c10::IValue> callObserving(TensorDict& td, const ValueObserver& onValue) const;
 
+  /// FX's `graph_module.recompile()`: compiles the graph as it is now (its code, the whole forward,
+  /// the nodes' functions), after edits. Not safe while another thread runs this GraphModule.
+  void recompile();
+
   const Graph& graph() const { return *traced_.graph; }
   const TracedGraph& traced() const { return traced_; }
   /// `print(graph_module.graph)`.
@@ -82,9 +87,10 @@ class GraphModule : public TensorDictModuleBase {
                                std::vector<c10::IValue>* captured = nullptr,
                                const ValueObserver* onValue = nullptr) const;
 
-  /// The value a get_attr / call_module target names: a tensor constant of the graph, or the
-  /// attribute path under the module root its prefix names.
-  c10::IValue attribute(const std::string& target) const;
+  /// Throws tdfx::RuntimeError when the graph was edited after it was compiled.
+  void checkRevision() const;
+  /// The flat dict the TensorDict placeholder stands for in the interpreter: every key the graph reads.
+  c10::IValue readsOf(const TensorDict& td) const;
 
   /// The whole printed forward as one TorchScript function (toTorchScript), built at the first
   /// forward and shared by copies; null when TorchScript cannot express the graph or its keys
@@ -102,8 +108,10 @@ class GraphModule : public TensorDictModuleBase {
   TracedGraph traced_;
   std::vector<NestedKey> inKeys_;
   PythonCode code_;
+  uint64_t revision_ = 0;                        // the graph's revision when compiled
   std::vector<std::vector<size_t>> freeAfter_;  // values whose last reader is node i
-  std::shared_ptr<runtime::PrintedCalls> calls_;  // shared by copies; thread-safe
+  std::shared_ptr<runtime::NodeFunctions> nodeFunctions_;  // shared by copies; thread-safe
+  std::vector<std::pair<NestedKey, std::string>> reads_;  // keys read from the TensorDict, named in the flat dict
   std::vector<std::vector<const Node*>> callInputs_;  // per node: the nodes its args and kwargs read, in order
   const Node* tensordict_ = nullptr;              // the TensorDict placeholder; null for a plain archive
   std::shared_ptr<WholeState> whole_;             // the compiled whole forward, once tried
@@ -114,9 +122,11 @@ class GraphModule : public TensorDictModuleBase {
 /// Throws tdfx::TraceError.
 GraphModule symbolicTrace(const TensorDictModuleBase& module);
 
-/// The value a get_attr or call_module target names in `traced`: a tensor constant of the graph
-/// (TracedGraph::tensorConstants), or the attribute path under the longest module root prefix
-/// the target starts with (a submodule is a TorchScript object: `torch::jit::Module(v.toObject())`).
+/// FX's `get_submodule` / `get_parameter` for passes that edit a graph (docs/editing.md): the value
+/// a get_attr or call_module target names in `traced`, a tensor constant of the graph
+/// (TracedGraph::tensorConstants) or the attribute path under the longest module root prefix the
+/// target starts with (a submodule is a TorchScript object: `torch::jit::Module(v.toObject())`).
+/// A lookup, not how a node runs: GraphModule runs get_attr as runtime/node_emitter.h emits it.
 /// Throws tdfx::RuntimeError when nothing owns the target or an attribute is missing.
 c10::IValue attributeValue(const TracedGraph& traced, const std::string& target);
 

@@ -19,6 +19,7 @@
 #include "archive_directory.h"
 #include "huge_page_allocator.h"
 #include "tdfx/error.h"
+#include "tdfx/util/crash_stage.h"
 #include "tdfx/util/display_text.h"
 #include "tdfx/util/python_repr.h"
 #include "tdfx/util/dtype.h"
@@ -444,6 +445,7 @@ ModelFile loadModelFile(const std::string& path) {
   torch::jit::Module root;
   try {
     const ScopedHugePageAllocator hugePages;  // the weights: the bulk of the load's memory
+    const CrashStage importing(stage::kImporter);
     root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
@@ -455,11 +457,15 @@ ModelFile loadModelFile(const std::string& path) {
   root.eval();
   uint64_t formatVersion = 0;
   try {  // the zip's directory and its small `version` record only: LibTorch has read it already
+    const CrashStage importing(stage::kImporter);
     formatVersion = caffe2::serialize::PyTorchStreamReader(path).version();
   } catch (const c10::Error&) {
   }
   std::shared_ptr<const SourceIndex> sources;
   try {
+    // LibTorch unpickles each function's debug info (.debug_pkl) only now, when a source range is
+    // first asked for: still its importer, reading the archive.
+    const CrashStage importing(stage::kDebugInfo);
     sources = indexDebugInfo(root, decodeDebugInfo(root));
   } catch (const json::exception&) {
     sources = std::make_shared<SourceIndex>();  // unusable: trace without source text

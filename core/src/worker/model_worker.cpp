@@ -45,12 +45,16 @@ std::vector<uint8_t> ModelWorker::request(const std::vector<uint8_t>& message, d
 namespace {
 
 // Turns a worker's error answer back into the exception type it came from.
-[[noreturn]] void rethrow(const json& answer, const WorkerLimits& limits) {
+[[noreturn]] void rethrow(const json& answer, const WorkerLimits& limits, const std::string& path) {
   const std::string type = answer.value("type", "error");
   std::string message = answer.value("error", "unknown error");
   if (type == "memory" || message.find("can't allocate memory") != std::string::npos ||
       message.find("std::bad_alloc") != std::string::npos)
     message += " (the model worker may use at most " + gib(limits.effectiveMemoryBytes()) + " of memory; --memory-limit)";
+  const std::string origin = answer.value("origin", "tdfx");
+  if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
+  if (origin == "signal")  // the worker's last answer, from its signal handler
+    throw WorkerCrash((path.empty() ? std::string("the model") : path) + ": " + message);
   if (type == "model_file") throw ModelFileError(message);
   if (type == "trace") throw TraceError(message);
   if (type == "key") throw KeyError(message);
@@ -75,7 +79,7 @@ void ModelWorker::prepare() {
   const json answer = decode(request(json::to_cbor(json{{"op", "warm"}}), limits_.openSeconds, "warm-up"));
   if (!answer.value("ok", false)) {
     stop();
-    rethrow(answer, limits_);
+    rethrow(answer, limits_, path_);
   }
   prepared_ = true;
 }
@@ -101,7 +105,7 @@ TracedModel ModelWorker::open(const std::string& path) {
   const json answer = decode(bytes);
   if (!answer.value("ok", false)) {
     stop();
-    rethrow(answer, limits_);
+    rethrow(answer, limits_, path_);
   }
   loadSeconds_ = answer.value("load_seconds", 0.0);
   traceSeconds_ = answer.value("trace_seconds", 0.0);
@@ -115,7 +119,7 @@ WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uin
                     {"atol", options.atol}, {"rtol", options.rtol},
                     {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)}};
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "verify"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   WorkerVerifyResult result;
   result.report = worker::reportFromJson(answer.at("report"));
   result.report.options = options;
@@ -128,7 +132,7 @@ std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   const json answer = decode(request(json::to_cbor(json{{"op", "run"}, {"inputs", worker::inputsJson(inputs)}, {"seed", seed}}),
                                      limits_.requestSeconds, "run"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   return worker::recordsFromJson(answer.at("records"));
 }
 
@@ -137,7 +141,7 @@ std::vector<ParameterStats> ModelWorker::parameterStats() {
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   const json answer =
       decode(request(json::to_cbor(json{{"op", "parameter_stats"}}), limits_.requestSeconds, "parameter statistics"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   std::vector<ParameterStats> out;
   try {
     for (const json& row : answer.at("stats"))
@@ -167,7 +171,7 @@ std::vector<ParameterValues> ModelWorker::parameterValues() {
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   const json answer = decode(request(json::to_cbor(json{{"op", "parameter_values"}}), limits_.requestSeconds, "parameter values"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   std::vector<ParameterValues> out;
   for (const json& p : answer.at("parameters")) {
     ParameterValues v;
@@ -190,7 +194,7 @@ TorchScriptArchive ModelWorker::torchScript() {
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   const json answer = decode(request(json::to_cbor(json{{"op", "torchscript"}}), limits_.requestSeconds, "TorchScript export"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   const auto& bytes = answer.at("archive").get_binary();
   return {std::string(bytes.begin(), bytes.end()), answer.at("signature").get<std::string>()};
 }
@@ -198,7 +202,7 @@ TorchScriptArchive ModelWorker::torchScript() {
 std::map<std::string, int> ModelWorker::probeSandbox() {
   std::lock_guard<std::mutex> lock(requestMutex_);
   const json answer = decode(request(json::to_cbor(json{{"op", "probe_sandbox"}}), limits_.requestSeconds, "probe"));
-  if (!answer.value("ok", false)) rethrow(answer, limits_);
+  if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   return answer.at("results").get<std::map<std::string, int>>();
 }
 

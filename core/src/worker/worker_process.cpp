@@ -1,6 +1,8 @@
 // Worker processes and the zygote that forks them.
 #include "tdfx/worker/worker_process.h"
 
+#include <c10/util/Exception.h>
+
 #include <dlfcn.h>
 #include <poll.h>
 #include <signal.h>
@@ -185,9 +187,13 @@ void serveJsonRequests(int fd, const std::function<nlohmann::json(const nlohmann
     try {
       reply = answer(worker::parseCbor(frame));
     } catch (const std::bad_alloc&) {
-      reply = {{"ok", false}, {"error", "out of memory"}};
-    } catch (const std::exception& e) {
-      reply = {{"ok", false}, {"error", e.what()}};
+      reply = {{"ok", false}, {"error", "out of memory"}, {"origin", "limit"}};
+    } catch (const Error& e) {
+      reply = {{"ok", false}, {"error", e.what()}, {"origin", "tdfx"}};
+    } catch (const c10::Error& e) {
+      reply = {{"ok", false}, {"error", e.what_without_backtrace()}, {"origin", "libtorch"}};
+    } catch (const std::exception& e) {  // a bug: the answer says whose (origin, as worker_server.cpp)
+      reply = {{"ok", false}, {"error", e.what()}, {"origin", "exception"}};
     }
     if (!worker::writeFrame(fd, nlohmann::json::to_cbor(reply))) break;
   }
@@ -354,9 +360,9 @@ std::vector<uint8_t> WorkerProcess::request(const std::vector<uint8_t>& message,
     const int sig = WTERMSIG(status);
     std::string why = signalName(sig);
     if (sig == SIGKILL) why += ", perhaps by the kernel's out-of-memory killer";
-    throw Error(model + ": " + title_ + " died by " + why + " during " + what + crashHint);
+    throw WorkerCrash(model + ": " + title_ + " died by " + why + " during " + what + crashHint);
   }
-  throw Error(model + ": " + title_ + " ended (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+  throw WorkerCrash(model + ": " + title_ + " ended (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
               ") during " + what);
 }
 
@@ -370,7 +376,13 @@ nlohmann::json WorkerProcess::requestJson(const nlohmann::json& message, double 
   } catch (const Error& e) {
     throw Error(title_ + " sent an unreadable answer: " + e.what());
   }
-  if (!answer.value("ok", false)) throw Error(subject + ": " + what + ": " + answer.value("error", std::string("failed")));
+  if (!answer.value("ok", false)) {
+    const std::string message = subject + ": " + what + ": " + answer.value("error", std::string("failed"));
+    const std::string origin = answer.value("origin", std::string("tdfx"));
+    if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
+    if (origin == "signal") throw WorkerCrash(message);
+    throw Error(message);
+  }
   return answer;
 }
 

@@ -10,7 +10,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <stdexcept>
+#include <typeinfo>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -30,6 +35,7 @@
 #include "graph_json.h"
 #include "tdfx/error.h"
 #include "tdfx/runtime/torchscript_export.h"
+#include "tdfx/util/crash_stage.h"
 #include "tdfx/util/display_text.h"
 #include "tdfx/util/dtype.h"
 #include "tdfx/worker/model_worker.h"
@@ -182,6 +188,16 @@ json parameterStats(const ModelFile& model, const Graph& graph) {
   return rows;
 }
 
+// Test-only (tests/fuzz): TDFX_TEST_PLANT_FAULT makes the loader path fail as a bug would, so the
+// loader fuzzer's test can show that it sees one: "signal" (a segfault), "exception" (a
+// std::out_of_range, as an unchecked .at() throws).
+void plantedFault() {
+  const char* fault = std::getenv("TDFX_TEST_PLANT_FAULT");
+  if (!fault) return;
+  if (std::string(fault) == "signal") std::raise(SIGSEGV);
+  if (std::string(fault) == "exception") throw std::out_of_range("vector::_M_range_check (planted by TDFX_TEST_PLANT_FAULT)");
+}
+
 struct WorkerState {
   std::optional<ModelFile> model;
   std::unique_ptr<GraphModule> graphModule;
@@ -195,11 +211,15 @@ struct WorkerState {
     if (model) throw Error("this worker already has a model open");
     applySandbox();  // before LibTorch reads a byte of the file
     auto start = std::chrono::steady_clock::now();
+    plantedFault();
     model = loadModelFile(req.at("path").get<std::string>());
     refuseFileOpens();  // the file is read: from here on, the model's code opens nothing
     const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
-    graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
+    {
+      const CrashStage tracing(stage::kTracer);
+      graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
+    }
     const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     TracedModel traced{summarizeModel(*model), graphModule->traced(), graphModule->code()};
@@ -232,6 +252,7 @@ def forward(self, x: Tensor) -> Tensor:
   }
 
   json verify(const json& req) {
+    const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
     const TensorDict inputs = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>());
     VerifyOptions options;
@@ -246,6 +267,7 @@ def forward(self, x: Tensor) -> Tensor:
   }
 
   json run(const json& req) {
+    const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
     TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>()), out;
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
@@ -289,15 +311,29 @@ def forward(self, x: Tensor) -> Tensor:
   }
 };
 
-json failure(const std::string& type, std::string message) {
+// An error answer. `origin` says whose error it is: "tdfx" (tdfx's own, a tdfx::Error), "libtorch"
+// (LibTorch's checked error, c10::Error: the model's code or the importer refusing), "limit" (out
+// of memory under the worker's limit), "exception" (any other C++ exception: a bug, in tdfx or a
+// library) or "terminate" (an exception nothing could catch; the worker aborts).
+json failure(const std::string& type, std::string message, const std::string& origin = "tdfx") {
   if (message.find("Operation not permitted") != std::string::npos)
     message += " (the model worker's sandbox refuses this: once the model file is read, its code cannot open, "
                "create or change files, use the network or start programs)";
-  return {{"ok", false}, {"type", type}, {"error", message}};
+  return {{"ok", false}, {"type", type}, {"error", message}, {"origin", origin}};
+}
+
+// "std::out_of_range": the exception's type, as its demangled name.
+std::string exceptionTypeName(const std::exception& e) {
+  int status = 0;
+  char* name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+  std::string s = status == 0 && name ? name : typeid(e).name();
+  std::free(name);
+  return s;
 }
 
 // The socket the answer goes to, for the terminate handler.
 int answerSocket = -1;
+volatile sig_atomic_t answeredTermination = 0;  // answerTermination has sent the answer already
 
 // std::terminate in the worker: LibTorch threw where nothing can catch (a destructor, a noexcept
 // function) and the default handler would print its message with a 30-frame C++ backtrace to the
@@ -316,10 +352,101 @@ int answerSocket = -1;
     } catch (...) {
     }
   }
-  if (answerSocket >= 0) worker::writeFrame(answerSocket, json::to_cbor(failure("error", cause)));
+  if (answerSocket >= 0) worker::writeFrame(answerSocket, json::to_cbor(failure("error", cause, "terminate")));
+  answeredTermination = 1;
   std::abort();
 }
 
+
+// A crash's answer, sent from the signal handler before the worker dies: the signal and the stage
+// it died in (tdfx/util/crash_stage.h), origin "signal". Built in a fixed buffer as CBOR (a map
+// of text strings and false): nothing here may allocate or lock.
+struct CrashAnswer {
+  uint8_t bytes[2048];
+  size_t size = 4;  // the frame's length header comes first
+
+  void raw(uint8_t b) {
+    if (size < sizeof bytes) bytes[size++] = b;
+  }
+  void text(const char* const* parts) {  // one CBOR text string made of the parts, in order
+    size_t length = 0;
+    for (const char* const* p = parts; *p; ++p)
+      for (const char* c = *p; *c; ++c) ++length;
+    length = length < 1500 ? length : 1500;
+    raw(0x79);  // text string, 16-bit length
+    raw(static_cast<uint8_t>(length >> 8));
+    raw(static_cast<uint8_t>(length));
+    size_t written = 0;
+    for (const char* const* p = parts; *p; ++p)
+      for (const char* c = *p; *c && written < length; ++c, ++written) raw(static_cast<uint8_t>(*c));
+  }
+  void text(const char* s) {
+    const char* parts[] = {s, nullptr};
+    text(parts);
+  }
+};
+
+const char* signalText(int sig) {  // as WorkerProcess names a signal the worker died by
+  switch (sig) {
+    case SIGSEGV: return "signal 11 (SIGSEGV)";
+    case SIGBUS: return "signal 7 (SIGBUS)";
+    case SIGFPE: return "signal 8 (SIGFPE)";
+    case SIGILL: return "signal 4 (SIGILL)";
+    case SIGABRT: return "signal 6 (SIGABRT)";
+    default: return "a signal";
+  }
+}
+
+struct sigaction previousCrashActions[NSIG];
+
+void answerCrash(int sig, siginfo_t* info, void* context) {
+  if (answerSocket >= 0 && !answeredTermination) {
+    const char* stage = CrashStage::current();
+    if (!*stage) stage = "the model worker";
+    CrashAnswer a;
+    a.raw(0xA5);  // a map of five
+    a.text("ok");
+    a.raw(0xF4);  // false
+    a.text("type");
+    a.text("error");
+    a.text("error");
+    const char* message[] = {"the model worker died by ", signalText(sig), " in ", stage, nullptr};
+    a.text(message);
+    a.text("origin");
+    a.text("signal");
+    a.text("stage");
+    a.text(stage);
+    const size_t payload = a.size - 4;
+    a.bytes[0] = static_cast<uint8_t>(payload);
+    a.bytes[1] = static_cast<uint8_t>(payload >> 8);
+    a.bytes[2] = static_cast<uint8_t>(payload >> 16);
+    a.bytes[3] = static_cast<uint8_t>(payload >> 24);
+    for (size_t done = 0; done < a.size;) {
+      const ssize_t n = ::write(answerSocket, a.bytes + done, a.size - done);
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+  }
+  // Then what would have happened without this handler (a sanitizer's report, or death by the signal).
+  const struct sigaction& previous = previousCrashActions[sig];
+  if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
+    previous.sa_sigaction(sig, info, context);
+  } else if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL && previous.sa_handler) {
+    previous.sa_handler(sig);
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void answerCrashes() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+    struct sigaction action {};
+    action.sa_sigaction = answerCrash;
+    action.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, &previousCrashActions[sig]);
+  }
+}
 
 }  // namespace
 
@@ -348,6 +475,7 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
   reuseFreedMemory();
   answerSocket = fd;
   std::set_terminate(answerTermination);
+  answerCrashes();
   WorkerState state;
   std::vector<uint8_t> frame;
   while (worker::readFrame(fd, frame)) {
@@ -363,11 +491,11 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
     } catch (const Error& e) {
       answer = failure("error", e.what());
     } catch (const c10::Error& e) {
-      answer = failure("error", e.what_without_backtrace());
+      answer = failure("error", e.what_without_backtrace(), "libtorch");
     } catch (const std::bad_alloc&) {
-      answer = failure("memory", "out of memory");
+      answer = failure("memory", "out of memory", "limit");
     } catch (const std::exception& e) {
-      answer = failure("error", e.what());
+      answer = failure("error", exceptionTypeName(e) + ": " + e.what(), "exception");
     }
     if (!worker::writeFrame(fd, json::to_cbor(answer))) break;
   }

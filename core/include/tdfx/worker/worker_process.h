@@ -35,6 +35,21 @@ bool startWorkerZygote();
 /// Why no worker zygote runs, naming the threads that prevented it; "" when one runs.
 std::string workerZygoteProblem();
 
+/// A worker died during a request: by a signal (a crash, or the kernel's out-of-memory killer) or
+/// by exiting. Not one of tdfx's own checked errors: a loader fuzzer counts it as a bug.
+class WorkerCrash : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A worker answered with an exception that is neither tdfx's own error nor LibTorch's checked
+/// one (a std::out_of_range from an unchecked lookup, an exception escaping a noexcept function):
+/// a bug somewhere in the worker's code. The message starts with the exception's type.
+class WorkerFault : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A request ran past its time limit; its worker process was killed.
 class WorkerTimeout : public Error {
  public:

@@ -1,0 +1,31 @@
+#pragma once
+// CrashStage: what this process is doing now, for a crash report. A model worker that dies by a
+// signal names the stage it died in (LibTorch's importer, tdfx's tracer, the model's forward), so
+// that a crash in LibTorch reading a damaged archive is told apart from one in tdfx's own code.
+namespace tdfx {
+
+/// Sets the current stage for its lifetime and restores the one before. `name` must be a string
+/// literal (it is read from a signal handler).
+class CrashStage {
+ public:
+  explicit CrashStage(const char* name);
+  ~CrashStage();
+  CrashStage(const CrashStage&) = delete;
+  CrashStage& operator=(const CrashStage&) = delete;
+
+  /// The current stage's name; "" when none is set. Async-signal-safe.
+  static const char* current();
+
+ private:
+  const char* previous_;
+};
+
+/// The stage names tdfx sets.
+namespace stage {
+inline constexpr const char* kImporter = "LibTorch's importer (torch::jit::load)";
+inline constexpr const char* kDebugInfo = "LibTorch's importer (debug info, unpickled when first read)";
+inline constexpr const char* kTracer = "tdfx's tracer";
+inline constexpr const char* kForward = "running the model";
+}  // namespace stage
+
+}  // namespace tdfx

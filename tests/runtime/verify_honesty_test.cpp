@@ -2,6 +2,9 @@
 // and random state the file had, views are compared by value, outputs of any structure are
 // compared leaf by leaf, and every printed node is compared with the eager value it stands for, so
 // a wrong node is FAILED and named even when the outputs come out equal.
+#include <cstring>
+#include <limits>
+
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +12,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/runtime/verify.h"
+#include "runtime/value_comparison.h"
 #include "support/traced_fixture.h"
 #include "test_support.h"
 
@@ -160,6 +164,31 @@ TEST(VerifyHonesty, ANegViewIsComparedByValue) {
   EXPECT_FALSE(r.keys[0].matches);
   EXPECT_FALSE(r.keys[0].bitwiseEqual);
   EXPECT_GT(r.keys[0].maxAbsDiff, 0.0);
+}
+
+TEST(VerifyHonesty, BitwiseMeansTheBitsTheSignOfZeroAndNaNPayloadsCount) {
+  const at::Tensor zeros = at::tensor({0.0f, 1.0f}), negativeZeros = at::tensor({-0.0f, 1.0f});
+  VerifyOptions bitwise;
+  bitwise.atol = bitwise.rtol = 0.0;
+  const KeyComparison z = runtime::compareKey(NestedKey("y"), zeros, negativeZeros, bitwise);
+  EXPECT_FALSE(z.bitwiseEqual);
+  EXPECT_FALSE(z.matches);
+  EXPECT_NE(z.problem.find("the sign of a zero"), std::string::npos) << z.problem;
+  // Two NaNs with other payloads: equal as values, not as bits.
+  const float quiet = std::numeric_limits<float>::quiet_NaN();
+  uint32_t bits;
+  std::memcpy(&bits, &quiet, sizeof bits);
+  bits |= 1u;  // another payload, still a NaN
+  float other;
+  std::memcpy(&other, &bits, sizeof other);
+  const KeyComparison n = runtime::compareKey(NestedKey("y"), at::tensor({quiet}), at::tensor({other}), bitwise);
+  EXPECT_FALSE(n.matches);
+  EXPECT_NE(n.problem.find("payload of a NaN"), std::string::npos) << n.problem;
+  // The same bits pass; a tolerance compares values, so -0.0 and 0.0 agree there.
+  EXPECT_TRUE(runtime::compareKey(NestedKey("y"), zeros, zeros.clone(), bitwise).matches);
+  VerifyOptions tolerant;
+  tolerant.atol = 1e-6;
+  EXPECT_TRUE(runtime::compareKey(NestedKey("y"), zeros, negativeZeros, tolerant).matches);
 }
 
 }  // namespace

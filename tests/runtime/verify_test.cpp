@@ -187,13 +187,14 @@ TEST(Verify, NamedTupleOutputsAreKeyedByFieldAndNoneMatchesNone) {
   EXPECT_NE(formatReport(r).find("ok (None in both)"), std::string::npos) << formatReport(r);
 }
 
-TEST(Verify, NothingToCompareWhenEveryOutKeyIsDiscarded) {
+TEST(Verify, NothingComparedIsNotAPass) {
+  // Every out key is "_": no output was shown to agree, so the verdict cannot be PASSED.
   const VerifyReport r = verifyFixture("discard_only.pt");
   EXPECT_TRUE(r.keys.empty());
-  EXPECT_TRUE(r.passed());
+  EXPECT_FALSE(r.passed());
   const std::string text = formatReport(r);
-  EXPECT_NE(text.find("nothing to compare"), std::string::npos) << text;
-  EXPECT_NE(text.find("PASSED"), std::string::npos) << text;
+  EXPECT_NE(text.find("FAILED: nothing to compare"), std::string::npos) << text;
+  EXPECT_EQ(text.find("PASSED"), std::string::npos) << text;
 }
 
 TEST(Verify, NanAndInfCountsArePerPass) {

@@ -70,9 +70,10 @@ KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at
     // NaN in the same places count as equal; infinities must agree exactly.
     c.matches = at::isclose(a, b, options.rtol, options.atol, /*equal_nan=*/true).all().item<bool>();
   } else if (floating) {
-    // Bitwise by default, except that NaNs with different payloads in the same places are equal.
-    const at::Tensor same = a.eq(b).logical_or(at::isnan(a).logical_and(at::isnan(b)));
-    c.matches = same.all().item<bool>();
+    // Bitwise means the bytes: -0.0 is not 0.0, and a NaN's payload counts. Say why equal values fail.
+    const at::Tensor sameValue = a.eq(b).logical_or(at::isnan(a).logical_and(at::isnan(b)));
+    if (sameValue.all().item<bool>())
+      c.problem = "equal values, other bits: the sign of a zero or the payload of a NaN differs";
   }
   return c;
 }
@@ -101,7 +102,7 @@ KeyComparison compareScalars(const NestedKey& key, const c10::IValue& eager, con
   }
   if (eager.isDouble()) {
     const double a = eager.toDouble(), b = traced.toDouble();
-    c.bitwiseEqual = std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b));
+    c.bitwiseEqual = std::memcmp(&a, &b, sizeof a) == 0;  // the sign of a zero and a NaN's payload count
     if (std::isfinite(a) && std::isfinite(b)) c.maxAbsDiff = std::fabs(a - b);
     c.matches = c.bitwiseEqual || (!options.bitwise() && std::isfinite(a) && std::isfinite(b) &&
                                    c.maxAbsDiff <= options.atol + options.rtol * std::fabs(b));

@@ -122,7 +122,8 @@ const TensorDictModule* plainModule(const TensorDictModuleBase& module) {
 }  // namespace
 
 bool VerifyReport::passed() const {
-  // No keys to compare (every out key is "_") is a pass: eager and traced agree on nothing written.
+  // No keys to compare (every out key is "_") is not a pass: nothing written was shown to agree.
+  if (keys.empty()) return false;
   for (const auto& k : keys)
     if (!k.matches) return false;
   return nodeMismatches.empty();
@@ -361,12 +362,12 @@ std::string formatReport(const VerifyReport& r) {
     for (const auto& name : r.randomNodes) s << " " << name;
     s << "\n";
   }
-  if (r.keys.empty()) s << "nothing to compare: the module writes no key (its out keys are all \"_\")\n";
   bool keysMatch = true;
   for (const auto& k : r.keys) keysMatch = keysMatch && k.matches;
-  s << (r.passed()   ? "PASSED: traced outputs match eager outputs\n"
-        : keysMatch ? "FAILED: traced outputs match eager outputs, but nodes differ\n"
-                    : "FAILED: traced outputs differ from eager outputs\n");
+  s << (r.passed()        ? "PASSED: traced outputs match eager outputs\n"
+        : r.keys.empty() ? "FAILED: nothing to compare: the module writes no key (its out keys are all \"_\")\n"
+        : keysMatch      ? "FAILED: traced outputs match eager outputs, but nodes differ\n"
+                         : "FAILED: traced outputs differ from eager outputs\n");
   return s.str();
 }
 

@@ -367,9 +367,10 @@ void VerifyPanel::showReport(const VerifyReport& report) {
   bool keysMatch = true;
   for (const auto& k : report.keys) keysMatch = keysMatch && k.matches;
   // What differs comes first, so that a narrow dock still shows it; times and counts follow.
-  QString text = report.passed() ? tr("PASSED: traced outputs equal eager outputs")
-                 : keysMatch     ? tr("DIFFERS: outputs equal, but a node differs")
-                                 : tr("DIFFERS: outputs differ");
+  QString text = report.passed()     ? tr("PASSED: traced outputs equal eager outputs")
+                 : report.keys.empty() ? tr("FAILED: nothing to compare: every out key is \"_\"")
+                 : keysMatch           ? tr("DIFFERS: outputs equal, but a node differs")
+                                       : tr("DIFFERS: outputs differ");
   if (report.divergence) {
     text += tr("; first differing node: %1 (marked red in the graph)").arg(QString::fromStdString(report.divergence->node));
     if (!report.divergence->problem.empty())
@@ -391,7 +392,6 @@ void VerifyPanel::showReport(const VerifyReport& report) {
     for (const auto& name : report.randomNodes) names << QString::fromStdString(name);
     text += tr("; likely cause: random numbers drawn by %1").arg(names.join(QStringLiteral(", ")));
   }
-  if (report.keys.empty()) text += tr("; nothing to compare: every out key is \"_\"");
   setSummary(text, report.passed() ? Outcome::Passed : Outcome::Failed);
 }
 

@@ -5,9 +5,11 @@
     /usr/bin/python3 fuzz.py --cli ... --regressions        (the shrunk cases in regressions/)
     /usr/bin/python3 fuzz.py --cli ... --seed 7 --count 1 --shrink --save NAME
 
-Per case: the program is scripted (tdfx's input) and traced by torch.fx (the reference; a
-TensorDictModule or TensorDictSequential by td_reference.py, tensordict 0.1.x's rules). A case
-that either cannot take is counted as invalid, not failed. Every valid case must then
+Per case: the program is scripted (tdfx's input; a TensorDict case exported by app/tdfx_export.py)
+and traced by torch.fx (the reference; a TensorDictModule or TensorDictSequential by td_reference.py,
+tensordict 0.1.x's rules). A program that FX or TorchScript cannot take is counted as invalid, not
+failed, and at most 1 % of the programs may be invalid (--max-invalid-share), or the run fails. An
+exporter failure on programs TorchScript compiles is a failure. Every valid case must then
   1. print byte-identical graph and code (tdfx-cli traces all archives in one process:
      `trace --out-dir`, a fresh worker per archive, not a tdfx-cli per archive);
   2. verify (the TensorDict cases, which record example inputs);
@@ -16,8 +18,10 @@ that either cannot take is counted as invalid, not failed. Every valid case must
 A failure can be shrunk (--shrink: delta debugging over the statements) to a minimal program,
 and saved (--save NAME) into regressions/, which CI runs with every fuzz range.
 --tensordict DIR (a checkout of tensordict 0.1.2, never in CI) also checks td_reference.py
-against the real tensordict's symbolic_trace on every TensorDict case.
-Exit status: 0 when every valid case passes (or fails exactly as known_failures.txt says), 1 otherwise.
+against the real tensordict's symbolic_trace on every TensorDict case (CI checks it against the
+recordings of tests/fx_parity/tensordict_0.1.2/: check_td_reference.py).
+Exit status: 0 when every valid case passes (or fails exactly as known_failures.txt says) and the
+invalid share is within the limit, 1 otherwise.
 """
 import argparse
 import importlib.util
@@ -191,19 +195,45 @@ def prepare(case_path, name, out_dir, check_tensordict=None):
     except Exception as e:  # noqa: BLE001 - FX cannot take it: not a case
         return dict(info, kind="invalid", why="torch.fx: " + first_line(e))
     pt = os.path.join(out_dir, f"{name}.pt")
-    try:
-        if mod.WRAP == "plain":
+    if mod.WRAP == "plain":
+        try:
             torch.jit.script(obj).save(pt)
-        else:
-            from tdfx_export import export
-            tensors, _ = inputs_for(mod)
+        except Exception as e:  # noqa: BLE001
+            return dict(info, kind="invalid", why="torch.jit.script: " + first_line(e))
+    else:
+        from tdfx_export import export
+        tensors, _ = inputs_for(mod)
+        try:
+            if BREAK_EXPORTER:
+                raise RuntimeError("the exporter broken on purpose (--break-exporter)")
             export(obj, pt, example_inputs={k: v for k, v in tensors.items()}, method="script")
-    except Exception as e:  # noqa: BLE001
-        return dict(info, kind="invalid", why="torch.jit.script: " + first_line(e))
+        except Exception as e:  # noqa: BLE001
+            # A program TorchScript cannot compile is no case, as for a plain module; the exporter
+            # failing on programs that compile is the exporter's failure, and fails the run.
+            unscriptable = scripting_error(obj)
+            if unscriptable:
+                return dict(info, kind="invalid", why="torch.jit.script: " + unscriptable)
+            return dict(info, kind="fail", why="exporter: tdfx_export.export failed, though TorchScript compiles "
+                        "every program of the case: " + first_line(e) + "\n" + traceback.format_exc())
     info.update(kind="ready", graph=graph, code=code, pt=pt)
     if check_tensordict and mod.WRAP != "plain":
         info["tensordict"] = compare_with_tensordict(mod, graph, code, check_tensordict)
     return info
+
+
+# --break-exporter: export raises on every TensorDict case (the check that such a failure fails the run).
+BREAK_EXPORTER = False
+
+
+def scripting_error(obj):
+    """'' when torch.jit.script compiles every program of a TensorDict case, else its error."""
+    import torch
+    for child in flat_children(obj):
+        try:
+            torch.jit.script(child.module)
+        except Exception as e:  # noqa: BLE001
+            return first_line(e)
+    return ""
 
 
 def compare_with_tensordict(mod, graph, code, td_dir):
@@ -240,6 +270,16 @@ def first_line(e):
     return f"{type(e).__name__}: {text[0] if text else ''}"
 
 
+def verify_passed(text):
+    """PASSED; or, for a module whose out keys are all "_", verify's "nothing to compare" verdict
+    (no output can agree) with every node compared with its eager value and none differing."""
+    if "PASSED" in text:
+        return True
+    nodes = re.search(r"^nodes: (\d+) compared with the eager value they stand for, \d+ without one$", text, re.M)
+    return ("FAILED: nothing to compare" in text and nodes is not None and int(nodes.group(1)) > 0
+            and "nodes not compared" not in text)
+
+
 def judge(info, out_dir):
     """Compares tdfx's results for one ready case; returns '' or what failed (first kind first)."""
     import difflib
@@ -248,6 +288,10 @@ def judge(info, out_dir):
     err = os.path.join(out_dir, f"{name}.error.txt")
     if os.path.exists(err) and not os.path.exists(os.path.join(out_dir, f"{name}.graph.txt")):
         return "tdfx error: " + open(err).read().strip().splitlines()[0]
+    if not os.path.exists(os.path.join(out_dir, f"{name}.graph.txt")):
+        rc, stderr = info.get("cli", (None, ""))
+        return (f"tdfx error: tdfx-cli trace --out-dir wrote neither {name}.graph.txt nor {name}.error.txt "
+                f"(exit status {rc}){': ' + stderr if stderr else ''}")
     got_graph = open(os.path.join(out_dir, f"{name}.graph.txt")).read()
     got_code = open(os.path.join(out_dir, f"{name}.code.txt")).read()
     problems = []
@@ -259,7 +303,7 @@ def judge(info, out_dir):
             info["code"].splitlines(True), got_code.splitlines(True), "torch.fx", "tdfx")))
     problems += execute(info, got_code)
     report = os.path.join(out_dir, f"{name}.verify.txt")
-    if os.path.exists(report) and "PASSED" not in open(report).read():
+    if os.path.exists(report) and not verify_passed(open(report).read()):
         problems.append("verify failed:\n" + open(report).read())
     return "\n".join(problems)
 
@@ -317,7 +361,8 @@ def run_cli(cli, out_dir, pts, verify):
     with open(listing, "w") as f:
         f.write("\n".join(pts) + "\n")
     cmd = [cli, "trace", "--out-dir", out_dir, "--from", listing] + (["--verify"] if verify else [])
-    subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.returncode, r.stderr.strip()[-2000:]
 
 
 def evaluate(paths, cli, work, check_tensordict=None, verify=True):
@@ -327,15 +372,17 @@ def evaluate(paths, cli, work, check_tensordict=None, verify=True):
         try:
             results[name] = prepare(path, name, work, check_tensordict)
         except Exception:  # noqa: BLE001 - a harness crash is reported as such
-            results[name] = {"name": name, "kind": "fail", "why": "harness: " + traceback.format_exc()}
+            results[name] = {"name": name, "kind": "fail", "source": path, "why": "harness: " + traceback.format_exc()}
     ready = [r for r in results.values() if r["kind"] == "ready"]
     plain = [r["pt"] for r in ready if r["wrap"] == "plain"]
     wrapped = [r["pt"] for r in ready if r["wrap"] != "plain"]
+    cli_result = {}
     if plain:
-        run_cli(cli, work, plain, verify=False)
+        cli_result["plain"] = run_cli(cli, work, plain, verify=False)
     if wrapped:
-        run_cli(cli, work, wrapped, verify=verify)
+        cli_result["wrapped"] = run_cli(cli, work, wrapped, verify=verify)
     for r in ready:
+        r["cli"] = cli_result["plain" if r["wrap"] == "plain" else "wrapped"]
         why = judge(r, work)
         vf = os.path.join(work, f"{r['name']}.verify.txt")
         if verify and r["wrap"] != "plain" and not why and not os.path.exists(vf):
@@ -423,7 +470,13 @@ def main():
     parser.add_argument("--tensordict", help="a checkout of tensordict 0.1.2: check td_reference.py against it")
     parser.add_argument("--report", help="write each failure's details here")
     parser.add_argument("--no-verify", action="store_true")
+    parser.add_argument("--max-invalid-share", type=float, default=0.01,
+                        help="the run fails when more of the programs than this are invalid (default 0.01)")
+    parser.add_argument("--break-exporter", action="store_true",
+                        help="make the exporter fail on every TensorDict case (checks that this fails the run)")
     args = parser.parse_args()
+    global BREAK_EXPORTER
+    BREAK_EXPORTER = args.break_exporter
     warnings.filterwarnings("ignore")
     work = args.work or tempfile.mkdtemp(prefix="tdfx-fuzz-")
     os.makedirs(work, exist_ok=True)
@@ -454,9 +507,18 @@ def main():
         elif r["kind"] == "pass" and name in known:
             unexpected.append(name + " (listed in known_failures.txt, but passes now)")
     valid = counts["pass"] + counts["fail"]
-    print(f"fx_fuzz: {len(results)} programs, {counts['invalid']} invalid (FX or TorchScript cannot take them), "
+    share = counts["invalid"] / max(len(results), 1)
+    print(f"fx_fuzz: {len(results)} programs, {counts['invalid']} invalid (FX or TorchScript cannot take them; "
+          f"{100.0 * share:.1f} %, at most {100.0 * args.max_invalid_share:g} %), "
           f"{valid} valid: {counts['pass']} pass, {counts['fail']} fail "
           f"({10000.0 * counts['fail'] / max(valid, 1):.0f} per 10,000) in {time.time() - started:.0f} s")
+    for name, r in results.items():
+        if r["kind"] == "invalid":
+            print(f"invalid {name}: {r['why']}")
+    too_many_invalid = share > args.max_invalid_share
+    if too_many_invalid:
+        print(f"FAIL {counts['invalid']} of {len(results)} programs are invalid ({100.0 * share:.1f} %), more than "
+              f"{100.0 * args.max_invalid_share:g} %: the grammar makes programs FX or TorchScript cannot take")
     if args.report:
         with open(args.report, "w") as f:
             f.write("\n".join(report))
@@ -476,7 +538,7 @@ def main():
                     f.write(f"# Shrunk from fuzz seed {name[4:]}: {r['why'].splitlines()[0]}\n" + text)
     if not args.work:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if unexpected else 0
+    return 1 if unexpected or too_many_invalid else 0
 
 
 if __name__ == "__main__":

@@ -43,10 +43,16 @@ class Program:
         defined = {"x"}
         removed = {s.defines for s in self.stmts} - {s.defines for s in kept}
         members, helpers, params, body = [], [], set(), []
+        # The default parameter of program i > 0 is scale{i}: a sequential's children share one
+        # forward, where two parameters named `scale` are a SyntaxError (in FX and tensordict alike),
+        # which made the case invalid.
+        scale = "scale" if cls == "P0" else f"scale{cls[1:]}"
         for s in kept:
             for line in s.lines:
                 for name in removed:
                     line = re.sub(rf"\b{name}\b", "x", line)
+                if "scale" in s.params:
+                    line = re.sub(r"\bscale\b", scale, line)
                 body.append(line)
             defined.add(s.defines)
             members += s.members
@@ -68,7 +74,7 @@ class Program:
         if "mask" in params:
             sig.append("mask: Optional[torch.Tensor] = None")
         if "scale" in params:
-            sig.append("scale: float = 2.0")
+            sig.append(f"{scale}: float = 2.0")
         src = [f"class {cls}(nn.Module):", "    def __init__(self):", "        super().__init__()"]
         src += ["        " + m for m in members]
         for h in helpers:

@@ -1,12 +1,18 @@
 // tdfx: the desktop application. Opens the file given on the command line, or the bundled example.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QListWidget>
 #include <QtGlobal>
 
 #include <cstdio>
 #include <cstdlib>
 
+#include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/version.h"
 #include "tdfx/worker/model_worker.h"
@@ -19,6 +25,30 @@ QString bundledExample() {
                                    QStringLiteral(TDFX_EXAMPLES_DIR "/seed_sequential.pt")})
     if (QFileInfo::exists(candidate)) return candidate;
   return {};
+}
+
+// TDFX_STATE_FILE=PATH (for tests that drive the real app, such as tdfx.show's): each time the
+// window shows a model (opened, or reopened after its followed file changed) or fails to load
+// one, one JSON line is appended to PATH with what the window shows: title, status bar, the
+// number of nodes drawn, the Changes panel's rows, and the error of a failed load.
+void recordStates(tdfx::ui::MainWindow& window, const QString& path) {
+  const auto record = [&window, path](const char* event, const QString& error) {
+    QJsonArray changes;
+    if (const QListWidget* list = window.changesList(); list && list->parentWidget()->isVisible())
+      for (int i = 0; i < list->count(); ++i) changes.append(list->item(i)->text());
+    QJsonObject state{{"event", event},
+                      {"title", window.windowTitle()},
+                      {"status", window.statusText()},
+                      {"nodes", window.scene()->nodeCount()},
+                      {"changes", changes}};
+    if (!error.isEmpty()) state.insert("error", error);
+    QFile file(path);
+    if (file.open(QIODevice::WriteOnly | QIODevice::Append))
+      file.write(QJsonDocument(state).toJson(QJsonDocument::Compact) + '\n');
+  };
+  QObject::connect(&window, &tdfx::ui::MainWindow::modelLoaded, &window, [record] { record("loaded", {}); });
+  QObject::connect(&window, &tdfx::ui::MainWindow::loadFailed, &window,
+                   [record](const QString& message) { record("load_failed", message); });
 }
 
 }  // namespace
@@ -87,6 +117,7 @@ int main(int argc, char** argv) {
   {
     tdfx::ui::MainWindow window;
     window.setWorkerLimits(limits);
+    if (const QString stateFile = qEnvironmentVariable("TDFX_STATE_FILE"); !stateFile.isEmpty()) recordStates(window, stateFile);
     window.show();
     const QString file = files.isEmpty() ? bundledExample() : files.first();
     // Before the load: the model is followed once it is open, whatever the saved setting says.

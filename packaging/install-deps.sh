@@ -20,8 +20,9 @@ packages=(
   # the Python API's notebook test: a real Jupyter kernel runs tdfx.draw
   python3-nbclient python3-nbformat python3-ipykernel
   # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop
-  # files, lintian, and py3compile / py3clean (python3-tdfx-export's maintainer scripts)
-  dpkg-dev file appstream desktop-file-utils lintian python3-minimal
+  # files, lintian, py3compile / py3clean (python3-tdfx-export's maintainer scripts), and
+  # dpkg-repack (package.deb saves tdfx packages installed by someone else, to put them back after)
+  dpkg-dev file appstream desktop-file-utils lintian python3-minimal dpkg-repack
   # the GUI screenshot smoke test: a virtual X server, xwininfo, ImageMagick's import
   xvfb xauth x11-utils imagemagick
 )

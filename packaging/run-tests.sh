@@ -1,9 +1,32 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds tdfx with its tests, and runs every test.
+# Installs what is missing, builds tdfx with its tests, and runs every test. Every test must run:
+# one that CTest reports as not run (skipped, such as package.deb without root, or disabled) fails
+# this command even when no test failed, since ctest itself exits 0 then.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDFX_BUILD_TESTS=ON >/dev/null
 cmake --build build -j"$(nproc)"
 cd build
-ctest -j"$(nproc)" --output-on-failure
+log=Testing/run-tests.log
+mkdir -p Testing
+rc=0
+ctest -j"$(nproc)" --output-on-failure 2>&1 | tee "$log" || rc=$?
+# ctest's summary lists them under "The following tests did not run:", one indented line each
+# ("  12 - package.deb (Skipped)"), up to the next line that is not indented.
+not_run=$(awk '/^The following tests did not run:/ { on = 1; next } on && /^[ \t]/ { print; next } { on = 0 }' "$log")
+if [ -n "$not_run" ]; then
+  echo
+  echo "run-tests: FAIL: $(grep -c . <<<"$not_run") test(s) did not run; every test must run here:"
+  while read -r line; do
+    name=$(sed -E 's/^[0-9]+ - //; s/ \([^)]*\)$//' <<<"$line")
+    echo "  $line"
+    # Why: the end of what it printed (ctest --output-on-failure does not show a skipped test's output).
+    awk -v t="$name" '$0 ~ /^[0-9]+\/[0-9]+ Test: / && substr($0, index($0, ": ") + 2) == t { on = 1; next }
+                      on && /^Output:/ { getline; out = 1; next }
+                      on && out && /^<end of output>/ { exit }
+                      on && out { print "      " $0 }' Testing/Temporary/LastTest.log | tail -5
+  done <<<"$not_run"
+  [ "$rc" -ne 0 ] || rc=1
+fi
+exit "$rc"

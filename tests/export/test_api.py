@@ -1,7 +1,8 @@
 """Tests of the tdfx Python API (app/tdfx.py) with python3-torch and the real tdfx-cli and tdfx.
 
-TDFX_CLI and TDFX_APP name the built programs. Modules are the stand-in tensordict classes the
-other tests use, plain torch modules and a torchvision model.
+TDFX_CLI and TDFX_APP name the built programs, TDFX_FIXTURES the fixtures (run by hand, they are
+taken from build/: built_programs.py). Modules are the stand-in tensordict classes the other tests
+use, plain torch modules and a torchvision model.
 """
 import json
 import os
@@ -19,11 +20,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "app"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+sys.path.insert(0, HERE)
 from standins import TDModule, TDSequential  # noqa: E402
 import tdfx  # noqa: E402
 import tdfx_export  # noqa: E402
+from built_programs import locate  # noqa: E402
 
-CLI = os.environ.get("TDFX_CLI")
+CLI = locate("TDFX_CLI")  # set in os.environ too, as are these, for tdfx.py and the tests below
+locate("TDFX_APP")
+locate("TDFX_FIXTURES")
 
 
 class Net(nn.Module):
@@ -209,10 +214,22 @@ class ApiTest(unittest.TestCase):
             tdfx.set_limits()
 
     def test_show_opens_the_app_and_updates_it(self):
+        # What the window shows, as the app records it for tests (TDFX_STATE_FILE, app/gui_main.cpp):
+        # one JSON line each time it shows a model or fails to load one.
+        states_path = os.path.join(self.tmp.name, "window-states.jsonl")
+        os.environ["TDFX_STATE_FILE"] = states_path  # inherited by the app show() starts
         module = sequential()
-        window = tdfx.show(module, INPUTS)
+        try:
+            window = tdfx.show(module, INPUTS)
+        finally:
+            del os.environ["TDFX_STATE_FILE"]
+        name = os.path.basename(window.path)
         try:
             self.assertTrue(window.is_open())
+            shown = wait_for_state(window, states_path, 1)
+            self.assertEqual(shown["event"], "loaded", shown)
+            self.assertEqual(shown["title"], f"{name} - tdfx")
+            self.assertGreaterEqual(shown["nodes"], 7, shown)  # fc1, relu, fc2, mul, softmax and the keys
             first = os.stat(window.path).st_mtime_ns
             time.sleep(0.05)
             with torch.no_grad():
@@ -221,6 +238,15 @@ class ApiTest(unittest.TestCase):
             self.assertIs(again, window)  # the same window, which follows the file
             self.assertGreater(os.stat(window.path).st_mtime_ns, first)
             self.assertEqual(os.stat(os.path.dirname(window.path)).st_mode & 0o777, 0o700)  # private
+            # The window reopened the file and shows what changed: the weight, and nothing else.
+            reloaded = wait_for_state(window, states_path, 2)
+            self.assertEqual(reloaded["event"], "loaded", reloaded)
+            self.assertEqual(reloaded["title"], f"{name} - tdfx")
+            self.assertTrue(reloaded["status"].startswith(f"Reloaded {name}: 0 node(s) removed, 0 added, 0 changed"),
+                            reloaded)
+            self.assertEqual(reloaded["nodes"], shown["nodes"], reloaded)
+            self.assertEqual(reloaded["changes"], ["~ parameter 0.module.fc1.weight"], reloaded)
+            self.assertTrue(window.is_open())
         finally:
             window.close()
         self.assertFalse(window.is_open())
@@ -235,6 +261,23 @@ def unfaithful_fixture() -> str:
     """A fixture FX traces unfaithfully: `self.count.add_(1)` runs once, while tracing, so the
     printed graph reads the count as tracing left it and verify fails at node `count` (tests/fixtures/make_fixtures.py)."""
     return os.path.join(os.environ["TDFX_FIXTURES"], "updates_buffer_once.pt")
+
+
+def wait_for_state(window, path: str, count: int, timeout: float = 60.0) -> dict:
+    """The `count`-th state the window recorded in `path` (TDFX_STATE_FILE), waited for; fails when the
+    app exits or `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    states = []
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                states = [json.loads(line) for line in f if line.endswith("\n")]
+            if len(states) >= count:
+                return states[count - 1]
+        if not window.is_open():
+            raise AssertionError(f"the tdfx window exited (status {window.process.returncode}); states: {states}")
+        time.sleep(0.05)
+    raise AssertionError(f"the tdfx window recorded {len(states)} state(s) in {timeout:.0f} s, not {count}: {states}")
 
 
 class NotebookTest(unittest.TestCase):

@@ -18,11 +18,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "app"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "fixtures"))
+sys.path.insert(0, HERE)
 from standins import TDModule, TDSequential  # noqa: E402
 import tdfx_export  # noqa: E402
 from tdfx_export import ExportError, export  # noqa: E402
+from built_programs import locate  # noqa: E402
 
-CLI = os.environ.get("TDFX_CLI")
+CLI = locate("TDFX_CLI")  # every test checks its archive with the real tdfx-cli: never skipped
 
 
 class Net(nn.Module):
@@ -94,13 +96,12 @@ class ExportTest(unittest.TestCase):
         loaded = torch.jit.load(self.path("seq.pt"))
         fc1 = getattr(loaded, "0").module.fc1
         self.assertEqual(tuple(fc1.weight.shape), (16, 10))  # the lazy layer was materialised
-        if CLI:
-            result = run_cli("verify", self.path("seq.pt"))
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            self.assertIn("PASSED", result.stdout)
-            graph = run_cli("trace", "--graph", self.path("seq.pt")).stdout
-            self.assertIn("call_module[target=0.module.fc1]", graph)
-            self.assertIn("kwargs = {dim: 1}", graph)
+        result = run_cli("verify", self.path("seq.pt"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("PASSED", result.stdout)
+        graph = run_cli("trace", "--graph", self.path("seq.pt")).stdout
+        self.assertIn("call_module[target=0.module.fc1]", graph)
+        self.assertIn("kwargs = {dim: 1}", graph)
 
     def test_unscriptable_module_falls_back_to_tracing_and_says_so(self):
         mod = TDModule(Unscriptable(), ["x"], ["y"])
@@ -110,12 +111,11 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(meta["exported_with"], "torch.jit.trace")
         self.assertIn("torch.jit.script failed", stderr.getvalue())
         self.assertIn("approximate call forms", stderr.getvalue())
-        if CLI:
-            result = run_cli("verify", self.path("traced.pt"))
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            result = run_cli("trace", self.path("traced.pt"))
-            self.assertEqual(result.returncode, 0, result.stderr)
-            self.assertIn("exported with torch.jit.trace", result.stderr)
+        result = run_cli("verify", self.path("traced.pt"))
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        result = run_cli("trace", self.path("traced.pt"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("exported with torch.jit.trace", result.stderr)
 
     def test_instance_decorated_forwards_are_scripted_from_the_class(self):
         # tensordict 0.1.x's TensorDictModule runs make_functional(module, keep_params=True): every
@@ -137,11 +137,10 @@ class ExportTest(unittest.TestCase):
         self.assertEqual(meta["exported_with"], "torch.jit.script")
         self.assertEqual(stderr.getvalue(), "")
         self.assertIn("forward", net.__dict__)  # the user's object is left as it was
-        if CLI:
-            graph = run_cli("trace", "--graph", self.path("decorated.pt")).stdout
-            self.assertIn("call_function[target=torch.nn.functional.relu](args = (%transpose,), "
-                          "kwargs = {inplace: False})", graph)
-            self.assertIn("call_method[target=transpose](args = (%fc, -2, -1)", graph)
+        graph = run_cli("trace", "--graph", self.path("decorated.pt")).stdout
+        self.assertIn("call_function[target=torch.nn.functional.relu](args = (%transpose,), "
+                      "kwargs = {inplace: False})", graph)
+        self.assertIn("call_method[target=transpose](args = (%fc, -2, -1)", graph)
 
     def test_unscriptable_without_inputs_is_a_clear_error(self):
         with self.assertRaisesRegex(ExportError, "tracing needs example_inputs"):
@@ -156,8 +155,7 @@ class ExportTest(unittest.TestCase):
         meta = export(Masker(), self.path("plain.pt"), {"x": torch.randn(2, 3), "mask": torch.randn(2, 3)})
         self.assertEqual(meta["module"]["in_keys"], ["x", "mask"])
         self.assertEqual(meta["module"]["out_keys"], ["output"])
-        if CLI:
-            self.assertEqual(run_cli("verify", self.path("plain.pt")).returncode, 0)
+        self.assertEqual(run_cli("verify", self.path("plain.pt")).returncode, 0)
 
     def test_existing_file_survives_a_failed_export(self):
         target = self.path("keep.pt")
@@ -189,8 +187,7 @@ class ExportTest(unittest.TestCase):
                                     "--input", "input=2xq"], capture_output=True, text=True)
         self.assertEqual(bad_input.returncode, 1)
         self.assertIn("shape must be dimensions", bad_input.stderr)
-        if CLI:
-            self.assertEqual(run_cli("verify", self.path("cli.pt")).returncode, 0)
+        self.assertEqual(run_cli("verify", self.path("cli.pt")).returncode, 0)
 
     def test_keys_must_be_strings_or_tuples(self):
         with self.assertRaisesRegex(ExportError, "neither a string nor a tuple"):

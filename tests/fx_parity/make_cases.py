@@ -209,11 +209,13 @@ def write_cmake(path, out, index, cli, compare):
         lines.append(f'set_tests_properties(fx_parity.{name} PROPERTIES LABELS fx_parity TIMEOUT 300)')
     # The comparison itself: a known difference fails when tdfx-cli crashes instead of differing as
     # recorded (it once passed whatever happened, even with --cli /bin/false).
-    lines.append(f'add_test(fx_parity.self_check.known_difference_fails_on_a_crash "{sys.executable}" "{compare}" '
-                 f'--cli /bin/false --cases "{out}" torch_einsum)')
+    # It must fail (exit 1) with that message: expect_output.sh checks both, as a pass regex alone does not.
+    expect = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(compare))), "support", "expect_output.sh")
+    lines.append(f'add_test(fx_parity.self_check.known_difference_fails_on_a_crash bash "{expect}" --exit 1 '
+                 '"torch_einsum: differs from torch.fx otherwise than known_differences/torch_einsum.txt records" '
+                 f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" torch_einsum)')
     lines.append('set_tests_properties(fx_parity.self_check.known_difference_fails_on_a_crash PROPERTIES '
-                 'LABELS fx_parity PASS_REGULAR_EXPRESSION "torch_einsum: differs from torch.fx otherwise than '
-                 'known_differences/torch_einsum.txt records")')
+                 'LABELS fx_parity)')
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -7,7 +7,10 @@
 #     GUI under Xvfb with a screenshot that is not blank; the ldconfig trigger made the library known;
 #  4. dpkg --purge removes them, and nothing that dpkg -L listed is left behind.
 # Steps 3 and 4 need root (CI runs as root) or password-less sudo; without them the test reports
-# itself skipped (exit 77) after steps 1 and 2. It never replaces tdfx packages it did not install.
+# itself skipped (exit 77) after steps 1 and 2 (packaging/run-tests.sh then fails: every test must run).
+# tdfx packages already installed here, not by this test (a developer's dpkg -i, another build's),
+# are saved first with dpkg-repack into BUILD_DIR/tests/package-deb.saved, purged, and installed
+# again from there at the end, pass or fail; a run killed before that restores them next time.
 # Usage: deb_test.sh BUILD_DIR WORK_DIR EXPECTED_TRACE_FILE
 set -euo pipefail
 # grep that reads all its input: `cmd | grep -q` stops reading at the first match, and under
@@ -18,8 +21,56 @@ here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 packages=(libtdfx-core0 libtdfx-dev tdfx tdfx-cli python3-tdfx-export)
 marker=$build/tests/package-deb.installed  # outside WORK, which is wiped below
+saved=$build/tests/package-deb.saved        # the packages that were here before, repacked (outside WORK too)
 rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
+
+# 0. tdfx packages installed here already go first, before cpack: dpkg-shlibdeps would take the
+# installed libtdfx-core0's shlibs (another version's "libtdfx-core0 (= V)") into the Depends of the
+# packages built. Someone else's are saved first and put back at the end, pass or fail; a previous
+# run's (the marker: killed before its purge) are purged.
+can_install=yes SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  if sudo -n true 2>/dev/null; then SUDO=(sudo -n); else can_install=no; fi
+fi
+purge() { "${SUDO[@]}" dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
+# Puts back the packages that were here before the test (none: nothing to do), as they were.
+restore() {
+  [ -d "$saved" ] || return 0
+  if ! "${SUDO[@]}" dpkg -i "$saved"/*.deb >"$work/restore.log" 2>&1; then
+    cat "$work/restore.log"
+    echo "FAIL: could not reinstall the tdfx packages that were installed before the test; they are in $saved"
+    return 1
+  fi
+  local now
+  now=$(dpkg-query -W -f='${Package} ${Version} ${Status}\n' "${packages[@]}" 2>/dev/null | grep ' install ok installed$' \
+        | sed 's/ install ok installed$//' | sort)
+  if [ "$now" != "$(sort "$saved/versions.txt")" ]; then
+    echo "FAIL: after reinstalling, the tdfx packages are: ${now:-none}; before the test: $(cat "$saved/versions.txt")"
+    return 1
+  fi
+  echo "reinstalled the packages that were here before the test: $(tr '\n' ' ' <"$saved/versions.txt")"
+  "${SUDO[@]}" rm -rf "$saved"
+}
+if [ "$can_install" = yes ]; then
+  installed=()
+  for p in "${packages[@]}"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | has "install ok installed"; then installed+=("$p"); fi
+  done
+  if [ ${#installed[@]} -gt 0 ] && [ ! -e "$marker" ] && [ ! -d "$saved" ]; then
+    # Someone else's: saved as .debs (their files and maintainer scripts as installed), to be put back.
+    echo "NOTE: ${installed[*]} already installed here, not by this test: saving them with dpkg-repack to reinstall after"
+    command -v dpkg-repack >/dev/null || fail "dpkg-repack is needed to save ${installed[*]} (packaging/install-deps.sh installs it)"
+    "${SUDO[@]}" rm -rf "$saved.part" && mkdir -p "$saved.part"
+    (cd "$saved.part" && "${SUDO[@]}" dpkg-repack --tag=none "${installed[@]}") >"$work/repack.log" 2>&1 \
+      || { cat "$work/repack.log"; fail "dpkg-repack ${installed[*]}"; }
+    dpkg-query -W -f='${Package} ${Version}\n' "${installed[@]}" >"$saved.part/versions.txt"
+    mv "$saved.part" "$saved"
+  fi
+  trap 'restore || true' EXIT
+  [ ${#installed[@]} -eq 0 ] || purge || { cat "$work/purge.log"; fail "purging the installed tdfx packages"; }
+  rm -f "$marker"
+fi
 
 # 1. Build and lint.
 (cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
@@ -104,25 +155,9 @@ for bin in "$root/usr/bin/tdfx" "$root/usr/bin/tdfx-cli" "$root/$libdir/libtdfx-
 done
 
 # 3. Install into this machine.
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-  if sudo -n true 2>/dev/null; then SUDO=(sudo -n); else
-    echo "SKIP: installing needs root or password-less sudo; packages built and linted only"
-    exit 77
-  fi
-fi
-installed=()
-for p in "${packages[@]}"; do
-  if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | has "install ok installed"; then installed+=("$p"); fi
-done
-if [ ${#installed[@]} -gt 0 ] && [ ! -e "$marker" ]; then
-  echo "SKIP: ${installed[*]} already installed here, not by this test; it will not replace them"
-  exit 77
-fi
-purge() { "${SUDO[@]}" dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
-[ ${#installed[@]} -eq 0 ] || purge || { cat "$work/purge.log"; fail "purging a previous run's packages"; }
+[ "$can_install" = yes ] || { echo "SKIP: installing needs root or password-less sudo; packages built and linted only"; exit 77; }
 touch "$marker"
-trap 'purge || true; rm -f "$marker"' EXIT
+trap 'purge || true; rm -f "$marker"; restore || true' EXIT
 "${SUDO[@]}" dpkg -i "${deb[@]}" >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "dpkg -i"; }
 for p in "${packages[@]}"; do dpkg -L "$p"; done | sort -u >"$work/listed.txt"
 
@@ -156,7 +191,7 @@ echo "python3 -m tdfx_export: OK"
 bash "$source_dir/tests/app/gui_smoke_test.sh" /usr/bin/tdfx "$work/gui" "$example"
 
 # 4. Remove, and check that nothing is left.
-trap - EXIT
+trap 'restore || true' EXIT
 purge || { cat "$work/purge.log"; fail "dpkg --purge"; }
 rm -f "$marker"
 for p in "${packages[@]}"; do
@@ -172,4 +207,6 @@ done <"$work/listed.txt"
 while read -r pyc; do left+=("$pyc"); done < <(find /usr/lib/python3/dist-packages/__pycache__ -name 'tdfx_export*' 2>/dev/null)
 [ ${#left[@]} -eq 0 ] || fail "left behind after purge: ${left[*]}"
 ldconfig -p | has "libtdfx-core" && fail "the loader cache still names libtdfx-core after purge"
+trap - EXIT
+restore || exit 1
 echo "deb packages: OK ($(du -ch "${deb[@]}" | tail -1 | cut -f1) in all)"

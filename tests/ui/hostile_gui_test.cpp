@@ -22,29 +22,37 @@ namespace {
 
 using tdfx::testing::fixture;
 
-// The longest the event loop went without running a 10 ms timer while `busy` held, in ms, the gap
-// that ends busy included: a handler that does its work and only then says it is done (showError
-// emits loadFailed at its end) stalls the loop in the gap during which busy() turns false.
+// How long the event loop went without running a 10 ms timer, in ms: `during` the longest gap
+// while `busy` held, `ending` the gap in which busy turned false. A handler that does its work and
+// only then says it is done (showError emits loadFailed at its end) stalls the loop in that last
+// gap, so a check of the handler's own work must look at both.
+struct Stall {
+  qint64 during = 0, ending = 0;
+  qint64 longest() const { return std::max(during, ending); }
+};
+
 template <typename Busy>
-qint64 longestStall(Busy busy, int limitMs) {
+Stall longestStall(Busy busy, int limitMs) {
   QElapsedTimer clock, total;
   clock.start();
   total.start();
-  qint64 longest = 0, last = 0;
+  Stall stall;
+  qint64 last = 0;
   bool wasBusy = true;  // at the previous tick (or the start)
   QTimer tick;
   tick.setInterval(10);
   QObject::connect(&tick, &QTimer::timeout, [&] {
     const qint64 now = clock.elapsed();
     const bool isBusy = busy();
-    if (isBusy || wasBusy) longest = std::max(longest, now - last);
+    if (isBusy) stall.during = std::max(stall.during, now - last);
+    else if (wasBusy) stall.ending = now - last;
     last = now;
     wasBusy = isBusy;
   });
   tick.start();
   // Until a tick has seen busy end: that tick measured the gap in which it ended.
   while (wasBusy && total.elapsed() < limitMs) QTest::qWait(5);
-  return longest;
+  return stall;
 }
 
 TEST(HostileGui, TheStallMeasureSeesAHandlerThatSaysDoneOnlyAfterItsWork) {
@@ -54,7 +62,7 @@ TEST(HostileGui, TheStallMeasureSeesAHandlerThatSaysDoneOnlyAfterItsWork) {
     QThread::msleep(300);
     done = true;
   });
-  EXPECT_GE(longestStall([&] { return !done; }, 5000), 250);
+  EXPECT_GE(longestStall([&] { return !done; }, 5000).longest(), 250);
 }
 
 TEST(HostileGui, DenseGraphFallsBackToTheLayeredLayoutWhileTheWindowResponds) {
@@ -65,10 +73,13 @@ TEST(HostileGui, DenseGraphFallsBackToTheLayeredLayoutWhileTheWindowResponds) {
   w.openFile(QString::fromStdString(fixture("dense_layout.pt")));
   // While the file is handled (loaded, traced, laid out: all in other processes). Showing the
   // 3,000 nodes afterwards is the window's own work (about 0.1 s here).
-  const qint64 stall = longestStall([&] { return w.isLoading(); }, 120000);
+  const Stall stall = longestStall([&] { return w.isLoading(); }, 120000);
   for (int i = 0; i < 600 && loaded.isEmpty() && failed.isEmpty(); ++i) QTest::qWait(50);
   ASSERT_FALSE(loaded.isEmpty()) << w.lastError().toStdString();
-  EXPECT_LT(stall, 100) << "the GUI thread stalled while the model was loaded and laid out";
+  EXPECT_LT(stall.during, 100) << "the GUI thread stalled while the model was loaded and laid out";
+  // Showing the 3,000 nodes is the window's own work, in the gap that ends the load: 0.1 s on a
+  // quiet machine, 0.5 s under CI's load (2026-12-04). A bound, not a goal (benchmarks: gui_bench).
+  EXPECT_LT(stall.ending, 3000) << "showing the dense graph took the GUI thread " << stall.ending << " ms";
   EXPECT_NE(w.statusText().toStdString().find("dot did not finish within 3 s: a simpler layered layout is shown"),
             std::string::npos)
       << w.statusText().toStdString();
@@ -122,9 +133,9 @@ TEST(HostileGui, AThirtyMegabyteErrorIsCappedAndTheWindowResponds) {
   w.show();
   QSignalSpy failed(&w, &MainWindow::loadFailed);
   w.openFile(file);
-  const qint64 stall = longestStall([&] { return failed.isEmpty(); }, 120000);
+  const Stall stall = longestStall([&] { return failed.isEmpty(); }, 120000);
   ASSERT_EQ(failed.size(), 1);
-  EXPECT_LT(stall, 100) << "the GUI thread stalled while the error was shown";
+  EXPECT_LT(stall.longest(), 100) << "the GUI thread stalled while the error was shown";
   EXPECT_GT(w.lastError().size(), 15 << 20);  // the whole message is kept (Details, lazily)
   EXPECT_LE(w.statusText().size(), 300);
   const auto* status = w.findChild<QLabel*>(QStringLiteral("status"));

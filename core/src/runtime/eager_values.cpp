@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include "fingerprint.h"
 #include "tdfx/error.h"
 
 namespace tdfx::runtime {
@@ -44,20 +45,30 @@ class InlinedForward {
   }
 
   /// Returns one tuple: the forward's own result, the conditions of the ifs whose block was taken,
-  /// then `extra` (a function has one output). A tensor is copied where it is made, so that an
-  /// in-place change later in the forward does not reach the value compared (the traced side is
-  /// compared as each node runs).
-  std::shared_ptr<jit::Graph> finish(const std::vector<jit::Value*>& extra) {
+  /// then for each of `extra` its fingerprint, or where `full` says so the value itself (a function
+  /// has one output). Both are taken where the value is made, so that an in-place change later in
+  /// the forward does not reach what is compared (the traced side is compared as each node runs):
+  /// a tensor kept in full is copied there.
+  std::shared_ptr<jit::Graph> finish(const std::vector<jit::Value*>& extra, const std::vector<bool>& full,
+                                     uint64_t fingerprintKey) {
     std::vector<jit::Value*> all = results_;
     for (const auto& [condition, expected] : conditions_) all.push_back(condition);
-    for (jit::Value* v : extra) {
-      if (!v->type()->isSubtypeOf(*c10::TensorType::get())) {
+    for (size_t i = 0; i < extra.size(); ++i) {
+      jit::Value* v = extra[i];
+      const bool tensor = v->type()->isSubtypeOf(*c10::TensorType::get());
+      if (full[i] && !tensor) {
         all.push_back(v);
         continue;
       }
       jit::Node* made = v->node()->kind() == c10::prim::Param ? nullptr : v->node();
       jit::WithInsertPoint guard(made ? made->next() : graph_->block()->nodes().front());
-      all.push_back(graph_->insert(c10::aten::clone, {v}));
+      if (full[i]) {
+        all.push_back(graph_->insert(c10::aten::clone, {v}));
+        continue;
+      }
+      jit::Value* key = graph_->insertConstant(static_cast<int64_t>(fingerprintKey));
+      jit::Node* fingerprint = graph_->insertNode(graph_->create(fingerprintOperator(), {v, key}));
+      all.push_back(fingerprint->output()->setType(c10::AnyType::get()));
     }
     graph_->registerOutput(graph_->insertNode(graph_->createTuple(all))->output());
     return graph_;
@@ -166,21 +177,28 @@ class InlinedForward {
 };
 
 void runModule(const TensorDictModule& module, const std::string& position, const Graph& graph, TensorDict& td,
-               EagerNodeValues& out) {
+               const EagerRecording& recording, EagerNodeValues& out) {
   InlinedForward inlined(module.module());
+  const auto inFull = [&](const Node& n) {
+    return n.index() < recording.fullValues.size() && recording.fullValues[n.index()];
+  };
   std::vector<const Node*> wanted;
   for (const auto& n : graph.nodes())
-    if (n->meta().eagerValue && n->meta().tdModule == position && inlined.reach(*n->meta().eagerValue))
+    if (n->meta().eagerValue && n->meta().tdModule == position && (recording.fullValues.empty() || inFull(*n)) &&
+        inlined.reach(*n->meta().eagerValue))
       wanted.push_back(n.get());
   std::vector<const Node*> nodes;
   std::vector<jit::Value*> extra;
+  std::vector<bool> full;
   for (const Node* n : wanted) {
     if (jit::Value* v = inlined.valueOf(*n->meta().eagerValue)) {
       nodes.push_back(n);
       extra.push_back(v);
+      full.push_back(inFull(*n));
     }
   }
-  jit::GraphFunction function(c10::QualifiedName("tdfx_verify.eager_values"), inlined.finish(extra), nullptr);
+  jit::GraphFunction function(c10::QualifiedName("tdfx_verify.eager_values"),
+                              inlined.finish(extra, full, recording.fingerprintKey), nullptr);
   jit::Stack stack{module.module()._ivalue()};
   for (c10::IValue& v : module.arguments(td)) stack.push_back(std::move(v));
   {
@@ -215,24 +233,26 @@ void runModule(const TensorDictModule& module, const std::string& position, cons
 }
 
 void runTree(const TensorDictModuleBase& module, const std::string& position, const Graph& graph, TensorDict& td,
-             EagerNodeValues& out) {
+             const EagerRecording& recording, EagerNodeValues& out) {
   if (const auto* seq = dynamic_cast<const TensorDictSequential*>(&module)) {
     for (size_t i = 0; i < seq->modules().size(); ++i)
-      runTree(*seq->modules()[i], position.empty() ? std::to_string(i) : position + "." + std::to_string(i), graph, td, out);
+      runTree(*seq->modules()[i], position.empty() ? std::to_string(i) : position + "." + std::to_string(i), graph, td,
+              recording, out);
     return;
   }
   const auto* leaf = dynamic_cast<const TensorDictModule*>(&module);
   if (!leaf) throw Error("cannot record the eager values of a module that is neither a TensorDictModule nor a sequential");
-  runModule(*leaf, position, graph, td, out);
+  runModule(*leaf, position, graph, td, recording, out);
 }
 
 }  // namespace
 
-EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td) {
+EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td,
+                                        const EagerRecording& recording) {
   EagerNodeValues out;
   out.values.resize(graph.size());
   out.found.assign(graph.size(), false);
-  runTree(eager, "", graph, td, out);
+  runTree(eager, "", graph, td, recording, out);
   return out;
 }
 

@@ -12,14 +12,25 @@
 namespace tdfx::runtime {
 
 struct EagerNodeValues {
-  std::vector<c10::IValue> values;  ///< by Node::index(); a tensor copied where the code made it
-  std::vector<bool> found;          ///< the node's eager value was read
+  /// By Node::index(): the value's fingerprint (fingerprint.h), or for the nodes the recording
+  /// wants in full the value itself, a tensor copied where the code made it.
+  std::vector<c10::IValue> values;
+  std::vector<bool> found;  ///< the node's eager value was read
+};
+
+struct EagerRecording {
+  uint64_t fingerprintKey = 0;
+  /// Empty: every node's fingerprint. Otherwise, by Node::index(): the nodes whose values are
+  /// recorded, in full; no other node's.
+  std::vector<bool> fullValues;
 };
 
 /// Runs `eager` on `td` as forward does (its out keys are written to `td`), each TensorDictModule
-/// through a copy of its forward graph that also returns the values `graph`'s nodes stand for.
+/// through a copy of its forward graph that also returns the values `graph`'s nodes stand for, or
+/// their fingerprints.
 /// A value inside a loop or a branch, or behind a call that cannot be inlined, is not found.
 /// Throws tdfx::Error when a graph cannot be built or run.
-EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td);
+EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td,
+                                        const EagerRecording& recording);
 
 }  // namespace tdfx::runtime

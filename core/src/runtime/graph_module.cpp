@@ -10,6 +10,7 @@
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/runtime/torchscript_export.h"
 #include "node_functions.h"
+#include "pass_state.h"
 #include "random_state.h"
 
 namespace tdfx {
@@ -125,6 +126,13 @@ std::shared_ptr<const GraphModule::WholeForward> GraphModule::wholeForward() con
     whole_->forward = std::move(whole);
   });
   return whole_->forward;
+}
+
+std::optional<std::vector<at::Tensor>> GraphModule::tensorsForwardMayWrite() const {
+  const auto whole = wholeForward();
+  if (!whole) return std::nullopt;
+  // Its inputs are the caller's: a copy for each of verify's passes, no module's tensor.
+  return runtime::tensorsForwardMayWrite(whole->module, /*inputsMayHoldModuleTensors=*/false);
 }
 
 bool GraphModule::wholeArguments(const WholeForward& whole, const TensorDict& td, std::vector<c10::IValue>& args) const {

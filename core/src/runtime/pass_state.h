@@ -4,30 +4,60 @@
 // pass; restore() puts back whatever a pass changed, so every pass of verify starts from the state
 // the file had and no pass sees what another wrote.
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include <ATen/core/ivalue.h>
 
+#include <torch/csrc/jit/api/module.h>
+
+#include "tdfx/error.h"
 #include "tdfx/nn/td_module.h"
 
 namespace tdfx::runtime {
 
+/// The tensors of `module` (and its submodules) that running its forward may change in place:
+/// freeze_module's test (torch/csrc/jit/passes/freeze_module.cpp), the forward inlined and each
+/// attribute read whose value some node writes, by alias analysis. nullopt when it cannot tell
+/// which: a call left that could not be inlined (an interface's method), a written attribute it
+/// cannot resolve or that holds a container, or, where `inputsMayHoldModuleTensors` (a module of a
+/// sequential reads what an earlier one returned, which may be its tensor), a write to an input.
+/// Assigning an attribute is no such change: the tensor it held stays as it was.
+std::optional<std::vector<at::Tensor>> tensorsForwardMayWrite(const torch::jit::Module& module,
+                                                              bool inputsMayHoldModuleTensors);
+
+/// restore() found a tensor that was held, not copied, changed in place: the state the file had
+/// is lost, and no later pass can be trusted.
+class StateLost : public RuntimeError {
+ public:
+  using RuntimeError::RuntimeError;
+};
+
 class PassState {
  public:
   /// `seed`: each restore seeds torch's generator with it; nullopt: restores the state taken here.
+  /// `tracedWrites`: the tensors the traced graph's forward may change in place
+  /// (GraphModule::tensorsForwardMayWrite); nullopt: any. The tensors that neither forward can
+  /// change are not copied (a copy of vgg11's weights costs 1.4 s on two cores), only held: a slot
+  /// a pass assigns gets the held tensor back.
   PassState(const TensorDictModuleBase& module, const std::vector<at::Tensor>& graphTensors,
-            std::optional<uint64_t> seed);
+            std::optional<uint64_t> seed, const std::optional<std::vector<at::Tensor>>& tracedWrites = std::nullopt);
+  /// Puts back what the last pass changed. Throws StateLost when a tensor that was held, not
+  /// copied, was changed in place: the analysis missed a write.
   void restore();
 
  private:
   struct Slot {
     c10::intrusive_ptr<c10::ivalue::Object> object;
     size_t index = 0;
-    c10::IValue saved;    // the value the file had (a tensor: a copy)
+    c10::IValue saved;    // the value the file had (a tensor: a copy, or the tensor itself when held)
     c10::IValue current;  // the value put in the slot last
     int64_t version = 0;  // a tensor's version counter when it was put there
+    bool held = false;    // `saved` is the file's tensor itself, never changed in place
   };
-  void addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object);
+  /// `written`: the tensors to copy; null: all.
+  void addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object,
+                 const std::unordered_set<const c10::TensorImpl*>* written);
 
   std::vector<Slot> slots_;
   std::vector<c10::intrusive_ptr<c10::ivalue::Object>> seen_;

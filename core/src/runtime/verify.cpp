@@ -8,12 +8,15 @@
 #include <cstring>
 #include <iomanip>
 #include <limits>
+#include <map>
+#include <random>
 #include <sstream>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
 
 #include "eager_values.h"
+#include "fingerprint.h"
 #include "pass_state.h"
 #include "value_comparison.h"
 #include "tdfx/error.h"
@@ -77,35 +80,39 @@ bool yieldsValue(const Node& node, bool readsTensorDict) {
   return !(node.op() == OpKind::CallFunction && node.target() == "torch._assert");
 }
 
-// Compares one node's traced value, as the node made it, with its eager value, copied where the
-// eager code made it: an in-place change later on either side does not reach what is compared.
-void compareNode(const Node& node, const c10::IValue& traced, const GraphModule& module,
-                 const runtime::EagerNodeValues& eager, const VerifyOptions& options, VerifyReport& report) {
-  if (!yieldsValue(node, module.traced().readsTensorDict)) return;
-  if (!eager.found[node.index()]) {
-    ++report.nodesWithoutEagerValue;
-    return;
+// Compares the nodes whose fingerprints differed in full: the eager values recorded once more, in
+// full this time, against the traced values kept as the nodes made them. The first in graph order
+// that differs is the divergence.
+void compareInFull(const TensorDictModuleBase& eager, const GraphModule& module, const TensorDict& inputs,
+                   const std::map<size_t, c10::IValue>& tracedValues, runtime::PassState& state,
+                   const VerifyOptions& options, VerifyReport& report) {
+  runtime::EagerRecording recording;
+  recording.fullValues.assign(module.graph().size(), false);
+  for (const auto& [index, value] : tracedValues) recording.fullValues[index] = true;
+  state.restore();
+  TensorDict td = inputs.clone();
+  const runtime::EagerNodeValues full = runtime::runRecordingEagerValues(eager, module.graph(), td, recording);
+  for (const auto& [index, traced] : tracedValues) {
+    const Node& node = *module.graph().nodes().at(index);
+    const c10::IValue& expected = full.values[index];
+    std::vector<KeyComparison> rows;
+    compareValues(node.name(), expected, traced, options, rows);
+    const auto wrong = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return !c.matches; });
+    if (wrong == rows.end()) continue;  // within the tolerance
+    report.nodeMismatches.push_back(node.name());
+    if (report.divergence) continue;
+    Divergence d;
+    d.node = node.name();
+    d.module = node.meta().tdModule;
+    d.eagerValue = describeValue(expected);
+    d.tracedValue = describeValue(traced);
+    std::ostringstream problem;
+    problem << "values differ, max |a-b| " << std::setprecision(4) << wrong->maxAbsDiff;
+    d.problem = !wrong->problem.empty() ? wrong->problem : problem.str();
+    for (const auto& w : module.traced().writes)
+      if (w.node == &node) d.key = w.key;
+    report.divergence = d;
   }
-  ++report.nodesCompared;
-  const c10::IValue& expected = eager.values[node.index()];
-  if (runtime::bitwiseSame(expected, traced)) return;  // most nodes: no statistics needed
-  std::vector<KeyComparison> rows;
-  compareValues(node.name(), expected, traced, options, rows);
-  const auto wrong = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return !c.matches; });
-  if (wrong == rows.end()) return;
-  report.nodeMismatches.push_back(node.name());
-  if (report.divergence) return;
-  Divergence d;
-  d.node = node.name();
-  d.module = node.meta().tdModule;
-  d.eagerValue = describeValue(expected);
-  d.tracedValue = describeValue(traced);
-  std::ostringstream problem;
-  problem << "values differ, max |a-b| " << std::setprecision(4) << wrong->maxAbsDiff;
-  d.problem = !wrong->problem.empty() ? wrong->problem : problem.str();
-  for (const auto& w : module.traced().writes)
-    if (w.node == &node) d.key = w.key;
-  report.divergence = d;
 }
 
 std::vector<at::Tensor> graphTensors(const GraphModule& traced) {
@@ -217,14 +224,19 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     report.inputs.push_back({key, t.sizes().vec(), dtypeToString(t.scalar_type())});
   }
   const TensorDictModule* plain = plainModule(eager);
-  runtime::PassState state(eager, graphTensors(traced), options.randomSeed);
+  runtime::PassState state(eager, graphTensors(traced), options.randomSeed, traced.tensorsForwardMayWrite());
 
-  // 1. The eager module's own code, recording the value behind every printed node.
+  // 1. The eager module's own code, recording the fingerprint of the value behind every printed
+  // node. The key is drawn here, so the model cannot make a wrong value match.
+  runtime::EagerRecording recording;
+  recording.fingerprintKey = (static_cast<uint64_t>(std::random_device()()) << 32) ^ std::random_device()();
   std::optional<runtime::EagerNodeValues> eagerValues;
   try {
     state.restore();
     TensorDict td = inputs.clone();
-    eagerValues = runtime::runRecordingEagerValues(eager, traced.graph(), td);
+    eagerValues = runtime::runRecordingEagerValues(eager, traced.graph(), td, recording);
+  } catch (const runtime::StateLost&) {
+    throw;  // no later pass could be trusted
   } catch (const std::exception& e) {
     report.nodeComparisonProblem = e.what();
   }
@@ -293,16 +305,35 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     }
   }
 
-  // 4. Every node: the printed graph node by node, each value compared with the eager one.
+  // 4. Every node: the printed graph node by node, each value's fingerprint compared with the eager
+  // one as the node runs; a value whose fingerprint differs is kept, as the node made it, and 5.
+  // compared in full.
   if (eagerValues) {
+    const std::string* stage = nullptr;
+    static const std::string kNodeByNode = "the traced graph failed node by node: ";
+    static const std::string kInFull = "recording the eager values of the nodes that differ failed: ";
     try {
+      stage = &kNodeByNode;
       state.restore();
       TensorDict td = inputs.clone();
+      std::map<size_t, c10::IValue> differing;
       traced.callObserving(td, [&](const Node& node, const c10::IValue& value) {
-        compareNode(node, value, traced, *eagerValues, options, report);
+        if (!yieldsValue(node, traced.traced().readsTensorDict)) return;
+        if (!eagerValues->found[node.index()]) {
+          ++report.nodesWithoutEagerValue;
+          return;
+        }
+        ++report.nodesCompared;
+        if (runtime::bitwiseSame(eagerValues->values[node.index()], runtime::fingerprint(value, recording.fingerprintKey)))
+          return;
+        differing[node.index()] = value.deepcopy();
       });
+      stage = &kInFull;
+      if (!differing.empty()) compareInFull(eager, traced, inputs, differing, state, options, report);
+    } catch (const runtime::StateLost&) {
+      throw;
     } catch (const std::exception& e) {
-      report.nodeComparisonProblem = std::string("the traced graph failed node by node: ") + e.what();
+      report.nodeComparisonProblem = *stage + e.what();
       report.nodesCompared = report.nodesWithoutEagerValue = 0;
       report.nodeMismatches.clear();
       report.divergence.reset();

@@ -3,6 +3,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "tdfx/codegen/python_code.h"
@@ -48,6 +49,10 @@ class GraphModule : public TensorDictModuleBase {
   /// node by node once more, from a copy of the inputs and the random state taken before, only to
   /// name the failing node, and the error says so. Throws like forward.
   std::vector<c10::IValue> call(TensorDict& td) const;
+  /// The tensors its modules hold that running the graph may change in place (verify copies only
+  /// these before its passes): the whole forward's TorchScript analysed; nullopt when that cannot
+  /// tell, or the graph runs node by node.
+  std::optional<std::vector<at::Tensor>> tensorsForwardMayWrite() const;
   /// Why forward runs node by node instead of as one TorchScript function ("" when it runs whole):
   /// TorchScript cannot express some node, or the keys flatten ambiguously.
   std::string nodeByNodeReason() const;

@@ -88,6 +88,29 @@ TEST(PythonExpr, WidensACalleeRangeToItsCall) {
   EXPECT_EQ(e->end, 14u);
 }
 
+// TorchScript's ranges of chained calls leave out each call's brackets (torch 1.13, measured on
+// scripted modules): `x.abs().exp().add(1.0)` gives its calls the ranges `x.abs` (5),
+// `x.abs().e` (9) and `x.abs().exp()` (13). Each must read as its own call (issue 34, class 1:
+// the third read as the second, and printed `exp_1 = exp.exp()`).
+TEST(PythonExpr, EachCallOfAChainReadsAsItself) {
+  const auto callAt = [](const std::string& text, size_t length) {
+    ExprPtr e = expressionForRange(parseExpressionPrefix(text), length);
+    return e && e->kind == K::Call && e->items[0]->kind == K::Attribute ? e->items[0]->text : std::string("?");
+  };
+  EXPECT_EQ(callAt("x.abs().exp().add(1.0)", 5), "abs");
+  EXPECT_EQ(callAt("x.abs().exp().add(1.0)", 9), "exp");
+  EXPECT_EQ(callAt("x.abs().exp().add(1.0)", 13), "add");
+  // Arguments count up to their end, not the closing bracket: `x.view(3, 2).ex`, `x.view(3, 2).exp().`.
+  EXPECT_EQ(callAt("x.view(3, 2).exp().abs()", 6), "view");
+  EXPECT_EQ(callAt("x.view(3, 2).exp().abs()", 15), "exp");
+  EXPECT_EQ(callAt("x.view(3, 2).exp().abs()", 19), "abs");
+  // A subscript's range keeps its bracket: `x[0].exp`, `x[0].exp().a`, `x[0].exp().abs()`.
+  EXPECT_EQ(callAt("x[0].exp().abs().neg()", 8), "exp");
+  EXPECT_EQ(callAt("x[0].exp().abs().neg()", 12), "abs");
+  EXPECT_EQ(callAt("x[0].exp().abs().neg()", 16), "neg");
+  EXPECT_EQ(callAt("self.lin(x).exp().abs().neg()", 22), "neg");
+}
+
 // TorchScript's range for `(x + y).transpose(0, 1)` is `x + y).transpos`; widened over the opening
 // bracket (sourceLocationOf), it must read as the method call on the bracketed sum (issue 21).
 TEST(PythonExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {

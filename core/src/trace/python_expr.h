@@ -47,8 +47,10 @@ struct Expr {
 /// An augmented assignment `a += b` reads as the BinOp `a + b` (what torch.fx records for it).
 ExprPtr parseExpressionPrefix(const std::string& text);
 
-/// The innermost expression of `root` that starts at offset 0 and covers at least `length`
-/// characters; a callee is widened to its call (TorchScript's ranges often cover only the callee).
+/// The expression of `root` that starts at offset 0 and whose TorchScript source range is `length`
+/// long (TorchScript's ranges leave out a call's brackets: in a chain of calls they fall short of
+/// the text), else the innermost one that covers at least `length` characters; a callee is widened
+/// to its call (TorchScript's ranges often cover only the callee).
 ExprPtr expressionForRange(const ExprPtr& root, size_t length);
 
 /// The attribute read right after `inner` in `root` (`values` in `x.max(1).values`), or "" when

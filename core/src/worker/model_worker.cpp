@@ -51,10 +51,8 @@ namespace {
   if (type == "memory" || message.find("can't allocate memory") != std::string::npos ||
       message.find("std::bad_alloc") != std::string::npos)
     message += " (the model worker may use at most " + gib(limits.effectiveMemoryBytes()) + " of memory; --memory-limit)";
-  const std::string origin = answer.value("origin", "tdfx");
-  if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
-  if (origin == "signal")  // the worker's last answer, from its signal handler
-    throw WorkerCrash((path.empty() ? std::string("the model") : path) + ": " + message);
+  // A crash (the worker's last answer, from its signal handler) names the model.
+  throwIfFaultOrCrash(answer, message, path.empty() ? std::string("the model") : path);
   if (type == "model_file") throw ModelFileError(message);
   if (type == "trace") throw TraceError(message);
   if (type == "key") throw KeyError(message);

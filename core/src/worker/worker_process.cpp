@@ -367,6 +367,12 @@ std::vector<uint8_t> WorkerProcess::request(const std::vector<uint8_t>& message,
 }
 
 
+void throwIfFaultOrCrash(const nlohmann::json& answer, const std::string& message, const std::string& crashSubject) {
+  const std::string origin = answer.value("origin", std::string("tdfx"));
+  if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
+  if (origin == "signal") throw WorkerCrash(crashSubject.empty() ? message : crashSubject + ": " + message);
+}
+
 nlohmann::json WorkerProcess::requestJson(const nlohmann::json& message, double seconds, uint64_t memoryBytes,
                                           const std::string& subject, const std::string& what) {
   const std::vector<uint8_t> bytes = request(nlohmann::json::to_cbor(message), seconds, memoryBytes, subject, what);
@@ -378,9 +384,7 @@ nlohmann::json WorkerProcess::requestJson(const nlohmann::json& message, double 
   }
   if (!answer.value("ok", false)) {
     const std::string message = subject + ": " + what + ": " + answer.value("error", std::string("failed"));
-    const std::string origin = answer.value("origin", std::string("tdfx"));
-    if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
-    if (origin == "signal") throw WorkerCrash(message);
+    throwIfFaultOrCrash(answer, message);
     throw Error(message);
   }
   return answer;

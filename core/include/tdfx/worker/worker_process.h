@@ -50,6 +50,13 @@ class WorkerFault : public Error {
   using Error::Error;
 };
 
+/// An error answer's `origin` (worker_server.cpp tags each): "exception" and "terminate" (a bug
+/// in the worker's code) throw WorkerFault, "signal" (the answer of its signal handler) throws
+/// WorkerCrash, both with `message` (a crash's after "`crashSubject`: " when one is given); any
+/// other ("tdfx", "libtorch", "limit": checked errors) returns, and the caller throws by the
+/// answer's type. The one place that maps origins.
+void throwIfFaultOrCrash(const nlohmann::json& answer, const std::string& message, const std::string& crashSubject = "");
+
 /// A request ran past its time limit; its worker process was killed.
 class WorkerTimeout : public Error {
  public:

@@ -143,6 +143,8 @@ def same(a, b):
         return torch.equal(a, b)
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
     return type(a) == type(b) and a == b  # noqa: E721
 
 
@@ -329,6 +331,13 @@ def execute(info, got_code):
     try:
         root = layout_root(obj, info["wrap"])
         if info["wrap"] == "plain":
+            # Tensors FX computes while tracing live on its GraphModule (`_tensor_constant0`), not on
+            # the module: the printed code reads them there, under the names both tracers give them.
+            import torch.fx
+            reference = torch.fx.symbolic_trace(obj)
+            for attr in dir(reference):
+                if attr.startswith("_tensor_constant") and not hasattr(root, attr):
+                    setattr(root, attr, getattr(reference, attr))
             names = mod.P0.forward.__code__.co_varnames[:mod.P0.forward.__code__.co_argcount]
             args = [plain[n] for n in ("x", "y") if n in names]
             kwargs = {"mask": plain["mask"]} if "mask" in names else {}

@@ -21,6 +21,34 @@ TEST(PythonExpr, ParsesCallsWithKeywords) {
   EXPECT_EQ(e->end, 30u);
 }
 
+TEST(PythonExpr, ReadsComprehensionsAsOneArgument) {
+  // The keyword after a comprehension was lost: the parser stopped at `for`.
+  ExprPtr e = parseExpressionPrefix("torch.stack([f(x) for f in self.fcs if f is not None], dim=1) + y");
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->kind, K::BinOp);
+  const Expr& call = *e->items[0];
+  ASSERT_EQ(call.kind, K::Call);
+  EXPECT_EQ(call.positionalCount(), 1u);
+  EXPECT_EQ(call.keywords, (std::vector<std::string>{"dim"}));
+  EXPECT_EQ(call.items[1]->kind, K::Comprehension);
+  EXPECT_EQ(call.items[1]->text, "[");
+  EXPECT_EQ(call.items[1]->items[0]->kind, K::Call);  // the element, f(x)
+  EXPECT_EQ(call.items[2]->text, "1");
+  // A generator passed alone, and a list display that is no comprehension.
+  e = parseExpressionPrefix("torch.cat(tuple(x * i for i in range(3)), 0)");
+  ASSERT_TRUE(e);
+  ASSERT_EQ(e->kind, K::Call);
+  EXPECT_EQ(e->positionalCount(), 2u);
+  EXPECT_EQ(e->items[1]->items[1]->kind, K::Comprehension);
+  EXPECT_EQ(e->items[1]->items[1]->text, "(");
+  e = parseExpressionPrefix("[a, b]");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::List);
+  EXPECT_EQ(e->items.size(), 2u);
+  // An unclosed comprehension is no expression.
+  EXPECT_FALSE(parseExpressionPrefix("[f(x) for f in fs"));
+}
+
 TEST(PythonExpr, StopsAtTheEndOfTheExpression) {
   // A window that runs on into an enclosing call and the next line.
   ExprPtr e = parseExpressionPrefix("-z], dim=1).sum()\n  y = 2");

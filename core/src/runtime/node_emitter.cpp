@@ -124,7 +124,11 @@ jit::Value* NodeEmitter::emit(const Node& node) {
         return nullptr;
       }
       [[fallthrough]];
-    case OpKind::CallMethod: return calls_.emitCall(node);
+    case OpKind::CallMethod:
+      // `b.__getitem__((idx,))`: FX's record of indexing a plain tensor with a Proxy; the same subscript.
+      if (node.op() == OpKind::CallMethod && node.target() == "__getitem__" && node.args().size() == 2)
+        return subscript(node);
+      return calls_.emitCall(node);
   }
   return nullptr;
 }

@@ -1,6 +1,7 @@
 #include "call_form.h"
 
 #include <algorithm>
+#include <set>
 #include <map>
 
 #include "fx_tables.h"
@@ -190,6 +191,25 @@ std::optional<std::string> aliasedNamespace(const std::string& function, const c
   return std::nullopt;
 }
 
+// A Python function of torch that hands itself to handle_torch_function (`torch.split(x, 2, 1)`),
+// compiled by TorchScript straight to its operator (aten::split): FX records the function with
+// its own parameters, `torch.functional.split(x, 2, dim = 1)`. The operator's arguments are the
+// function's, in order, under other names (self / tensor, split_size / split_size_or_sections).
+std::optional<CallForm> handledOperatorCall(const generated::CallableSpelling& callable, const py::Expr& call,
+                                            const c10::FunctionSchema& schema, const std::vector<Argument>& inputs,
+                                            const AttributeValues& attributes) {
+  std::vector<std::string> names = splitTableField(callable.args);
+  for (const std::string& k : splitTableField(callable.kwargs)) names.push_back(k);
+  const auto& sargs = schema.arguments();
+  if (names.size() != sargs.size()) return std::nullopt;
+  std::vector<c10::Argument> renamed;
+  for (size_t i = 0; i < sargs.size(); ++i)
+    renamed.emplace_back(names[i], sargs[i].type(), sargs[i].real_type(), sargs[i].N(), sargs[i].default_value(),
+                         sargs[i].kwarg_only());
+  const py::ExprPtr written(py::ExprPtr(), &call);  // not owned: the caller's expression outlives the call
+  return handledCallArgs(callable, schema.cloneWithArguments(std::move(renamed)), inputs, written, attributes);
+}
+
 // The call as the user wrote it: `torch.softmax(x, dim=1)`, `F.linear(x, w)`, `x.view(n, -1)`.
 std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSchema& schema,
                                     const std::vector<Argument>& inputs, const std::vector<std::string>& inputNames,
@@ -207,6 +227,8 @@ std::optional<CallForm> writtenCall(const py::Expr& call, const c10::FunctionSch
       ns = aliasedNamespace(callee.text, schema);
     if (ns) {
       const auto* callable = findCallable(*ns + "." + callee.text);
+      if (callable && callable->kind == CallKind::Handled && callable->aten == schema.name())
+        return handledOperatorCall(*callable, call, schema, inputs, attributes);
       if (!callable || callable->kind != CallKind::AsWritten) return std::nullopt;
       form.target = callable->target;
       if (!mapWrittenArguments(call, schema, false, inputs, attributes, form)) return std::nullopt;
@@ -394,6 +416,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
   // (the `x.shape` part) and then aten::__getitem__ (the subscript).
   using K = py::Expr::Kind;
   for (const py::Expr* e = expr.get(); e && e->begin == 0; e = e->items.empty() ? nullptr : e->items[0].get()) {
+    bool indexingPart = false;
     switch (e->kind) {
       case K::Attribute:
         // Attribute reads: x.dtype, x.device, x.shape (aten::size), x.ndim (aten::dim).
@@ -423,14 +446,28 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
           form.args = {inputs[0], inputs[1]};
           return form;
         }
+        // An indexing operator left alone (its expression group did not fold) computes part of
+        // this subscript, never the subscripted value: `x.abs()` in `x.abs()[:, self.t]` is
+        // another node, so the written call below it must not name this one.
+        indexingPart = ns == "aten" && (name == "slice" || name == "select" || name == "index" || name == "unsqueeze");
         break;
       default: break;
     }
-    if (e->kind == K::Call) break;  // a callee alone computes nothing
+    if (indexingPart || e->kind == K::Call) break;  // a callee alone computes nothing
   }
 
   // No usable source text: the spelling torch's tables give the operator, defaults left out.
   CallForm form;
+  // A tensor property TorchScript compiles to a prim operator without a source range (`d = x.dtype`
+  // is prim::dtype(x), its range dropped): Python read an attribute, which FX records as
+  // builtins.getattr(x, 'dtype').
+  static const std::set<std::string> properties = {"dtype", "device", "layout", "requires_grad", "is_cuda",
+                                                   "is_sparse", "is_quantized", "is_meta", "is_mkldnn", "data"};
+  if (ns == "prim" && inputs.size() == 1 && properties.count(name)) {
+    form.target = "builtins.getattr";
+    form.args = {inputs[0], Argument(name)};
+    return form;
+  }
   const std::string qualified = ns + "::" + name;
   const size_t tensorInputs = std::count_if(constants.begin(), constants.end(), [](const auto& c) { return !c; });
   if (const auto* op = findOperatorForAten(qualified, inputs.size()); op && tensorInputs == inputs.size()) {

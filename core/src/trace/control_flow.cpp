@@ -1,7 +1,10 @@
 // The parts of ModuleTracer that flatten TorchScript structure: if / loop, tuples and lists.
 #include "module_tracer.h"
 
+#include <algorithm>
+#include <functional>
 #include <limits>
+#include <optional>
 
 
 namespace tdfx::trace {
@@ -24,14 +27,28 @@ bool blockRaises(jit::Block* b) {
 
 bool blockIsEmpty(jit::Block* b) { return b->nodes().begin() == b->nodes().end(); }
 
-// The message of the first exception raised in `b`, when it is a constant.
-std::string raisedMessage(jit::Block* b) {
+// The text of a string value when it is known: a constant, a string the tracer computed (an
+// f-string, `known`), or a sum of those (`"AssertionError: " + msg` in TorchScript's assert).
+std::optional<std::string> stringValue(const jit::Value* v,
+                                       const std::function<std::optional<std::string>(const jit::Value*)>& known) {
+  if (auto c = jit::toIValue(v); c && c->isString()) return c->toStringRef();
+  if (auto k = known(v)) return k;
+  const jit::Node* n = v->node();
+  if (n->kind() == c10::aten::add && n->inputs().size() == 2) {
+    auto a = stringValue(n->input(0), known), b = stringValue(n->input(1), known);
+    if (a && b) return *a + *b;
+  }
+  return std::nullopt;
+}
+
+// The message of the first exception raised in `b`, when it is known while tracing.
+std::string raisedMessage(jit::Block* b, const std::function<std::optional<std::string>(const jit::Value*)>& known) {
   for (jit::Node* n : b->nodes()) {
     if (n->kind() != c10::prim::RaiseException || n->inputs().empty()) continue;
-    if (auto v = jit::toIValue(n->input(0)); v && v->isString()) {
+    if (auto v = stringValue(n->input(0), known)) {
       // `assert cond, msg` compiles to a raise of "AssertionError: msg"; torch._assert shows msg.
       const std::string prefix = "AssertionError: ";
-      const std::string& msg = v->toStringRef();
+      const std::string& msg = *v;
       return msg.rfind(prefix, 0) == 0 ? msg.substr(prefix.size()) : msg;
     }
   }
@@ -83,7 +100,12 @@ void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
       describeSource(node, frame, negated->meta());
       ok = Argument(negated);
     }
-    const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock);
+    const auto known = [&](const jit::Value* v) -> std::optional<std::string> {
+      auto it = frame.env.find(v);
+      if (it == frame.env.end() || !it->second.constant || !it->second.constant->isString()) return std::nullopt;
+      return it->second.constant->toStringRef();
+    };
+    const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock, known);
     Node* check = graph_.createNode(OpKind::CallFunction, "torch._assert", {ok, Argument(message)});
     describeSource(node, frame, check->meta());
     return;
@@ -159,8 +181,16 @@ void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
     items.emplace_back(*key.constant, frame.get(node->input(i + 1)));
   }
   out.arg = Argument(std::move(dict));
+  // Returned as it is or inside the returned tuple or list (`return {"a": y}, x`).
+  const auto returned = [](const jit::Node* user) {
+    if (user->kind() == c10::prim::Return) return true;
+    if (user->kind() != c10::prim::TupleConstruct && user->kind() != c10::prim::ListConstruct) return false;
+    for (const jit::Use& u : user->output()->uses())
+      if (u.user->kind() != c10::prim::Return) return false;
+    return true;
+  };
   for (const jit::Use& use : node->output()->uses())
-    if (use.user->kind() != c10::prim::Return && use.user->kind() != c10::aten::__getitem__)
+    if (!returned(use.user) && use.user->kind() != c10::aten::__getitem__)
       fail(node, frame, "dicts built in forward are supported as return values and read with constant keys only");
   frame.env[node->output()] = std::move(out);
 }
@@ -204,22 +234,130 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   frame.env[node->output()] = std::move(out);
 }
 
+namespace {
+// The items of a list followed item by item (not a constant: one that may hold tensors).
+bool isTrackedList(const SymValue& s) { return s.input.kind == ValueParts::Kind::List && !s.constant; }
+
+std::vector<Argument>& listArguments(SymValue& list) { return std::get<ArgumentList>(list.arg.value).items; }
+
+// An int constant, or nullopt for None; `ok` turns false for anything else.
+std::optional<int64_t> optionalInt(const SymValue& s, bool& ok) {
+  if (s.constant && s.constant->isInt()) return s.constant->toInt();
+  ok = ok && s.constant && s.constant->isNone();
+  return std::nullopt;
+}
+
+// The positions Python's l[start:end:step] takes from a list of n items (PySlice_AdjustIndices).
+std::vector<size_t> slicePositions(int64_t n, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  std::vector<size_t> out;
+  if (step == 0) return out;
+  const auto adjust = [&](std::optional<int64_t> v, int64_t fallback) {
+    if (!v) return fallback;
+    int64_t i = *v < 0 ? *v + n : *v;
+    if (step > 0) return std::clamp<int64_t>(i, 0, n);
+    return std::clamp<int64_t>(i, -1, n - 1);
+  };
+  const int64_t first = adjust(start, step > 0 ? 0 : n - 1), last = adjust(end, step > 0 ? n : -1);
+  for (int64_t i = first; step > 0 ? i < last : i > last; i += step) out.push_back(static_cast<size_t>(i));
+  return out;
+}
+}  // namespace
+
 bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
   // Lists built in the code (`features.append(x)` in DenseNet) are tracked item by item, so the
-  // graph sees the list as it is at each use. Only appends are followed; other in-place list
-  // operations on such lists cannot be represented.
+  // graph sees the list as it is at each use: Python changes the list while FX traces, and FX
+  // records none of it.
   auto it = frame.env.find(node->input(0));
   if (it == frame.env.end() || it->second.input.kind != ValueParts::Kind::List) return false;
-  if (node->kind() != c10::aten::append)
-    fail(node, frame, "in-place list operations other than append are not supported on lists built in forward");
   SymValue& list = it->second;
-  const SymValue& item = frame.get(node->input(1));
-  auto& items = std::get<ArgumentList>(list.arg.value).items;
-  items.push_back(item.arg);
-  list.input.items.push_back(item.input);
-  // aten::append returns the list itself.
-  frame.env[node->output()] = list;
+  auto& args = listArguments(list);
+  auto& parts = list.input.items;
+  const int64_t n = static_cast<int64_t>(parts.size());
+  const auto indexAt = [&](size_t input, bool clampForInsert) {
+    const SymValue& idx = frame.get(node->input(input));
+    if (!idx.constant || !idx.constant->isInt()) fail(node, frame, "a list built in forward is changed at a position computed from tensors");
+    int64_t i = idx.constant->toInt();
+    if (i < 0) i += n;
+    if (clampForInsert) return static_cast<size_t>(std::clamp<int64_t>(i, 0, n));
+    if (i < 0 || i >= n) fail(node, frame, "list index " + std::to_string(idx.constant->toInt()) + " out of range");
+    return static_cast<size_t>(i);
+  };
+  const std::string name = node->kind().toUnqualString();
+  if (name == "append") {
+    const SymValue& item = frame.get(node->input(1));
+    args.push_back(item.arg);
+    parts.push_back(item.input);
+  } else if (name == "insert") {
+    const size_t at = indexAt(1, true);
+    const SymValue& item = frame.get(node->input(2));
+    args.insert(args.begin() + static_cast<std::ptrdiff_t>(at), item.arg);
+    parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(at), item.input);
+  } else if (name == "extend") {
+    const SymValue other = frame.get(node->input(1));
+    if (!isComposite(other)) fail(node, frame, "a list built in forward is extended by a value computed from tensors");
+    for (size_t i = 0; i < other.input.items.size(); ++i) {
+      args.push_back((*other.arg.items())[i]);
+      parts.push_back(other.input.items[i]);
+    }
+  } else if (name == "pop") {
+    if (n == 0) fail(node, frame, "pop from an empty list");
+    const size_t at = node->inputs().size() > 1 ? indexAt(1, false) : static_cast<size_t>(n - 1);
+    frame.env[node->output()] = itemOf(list, at);
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(at));
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at));
+    return true;
+  } else if (name == "_set_item") {
+    const size_t at = indexAt(1, false);
+    const SymValue& item = frame.get(node->input(2));
+    args[at] = item.arg;
+    parts[at] = item.input;
+  } else if (name == "clear") {
+    args.clear();
+    parts.clear();
+  } else if (name == "reverse") {
+    std::reverse(args.begin(), args.end());
+    std::reverse(parts.begin(), parts.end());
+  } else {
+    fail(node, frame, "list." + name + " is not supported on lists built in forward");
+  }
+  // append and _set_item return the list itself; the others return nothing.
+  if (node->outputs().size() == 1) frame.env[node->output()] = list;
   return true;
+}
+
+bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
+  // `[x] + [a, b]`, `outs[::-1]`: Python computes new lists while FX traces; their items are the
+  // Proxies, and no node is recorded.
+  if (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::ListType) return false;
+  const SymValue& a = frame.get(node->input(0));
+  if (!isTrackedList(a)) return false;
+  if (node->kind() == c10::aten::add && node->inputs().size() == 2) {
+    const SymValue& b = frame.get(node->input(1));
+    if (!isComposite(b)) return false;
+    SymValue out = a;
+    for (size_t i = 0; i < b.input.items.size(); ++i) {
+      listArguments(out).push_back((*b.arg.items())[i]);
+      out.input.items.push_back(b.input.items[i]);
+    }
+    frame.env[node->output()] = std::move(out);
+    return true;
+  }
+  if (node->kind() == c10::aten::slice && node->inputs().size() == 4) {
+    bool ok = true;
+    const auto start = optionalInt(frame.get(node->input(1)), ok), end = optionalInt(frame.get(node->input(2)), ok);
+    const auto step = optionalInt(frame.get(node->input(3)), ok);
+    if (!ok) return false;
+    SymValue out = a;
+    listArguments(out).clear();
+    out.input.items.clear();
+    for (size_t i : slicePositions(static_cast<int64_t>(a.input.items.size()), start, end, step.value_or(1))) {
+      listArguments(out).push_back((*a.arg.items())[i]);
+      out.input.items.push_back(a.input.items[i]);
+    }
+    frame.env[node->output()] = std::move(out);
+    return true;
+  }
+  return false;
 }
 
 bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {

@@ -71,6 +71,11 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
   };
   for (jit::Node* n = first->next(); n->kind() != c10::prim::Return; n = n->next()) {
     if (n->kind() == c10::prim::Constant) continue;
+    // `self.k` or `self.table` read inside the expression (`x[:, : self.k]`, `x[:, self.t]`):
+    // TorchScript gives the read no range of its own. A module attribute is a concrete value or a
+    // get_attr to FX, defined before the one node the expression records (converted in between,
+    // below, like a constant); a submodule is only ever called, which ends the group anyway.
+    if (n->kind() == c10::prim::GetAttr && n->output()->type()->kind() != c10::TypeKind::ClassType) continue;
     auto nloc = userSource(n);
     if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
     if (!nloc || n->inputs().empty() || n->outputs().size() != 1) break;
@@ -234,6 +239,12 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   for (const jit::Node* n : group)
     if (!n->maybeOperator()) return 0;
   if (foldable(first, frame)) return 0;  // computed while tracing, node by node
+  // `outs[::-1]` on a list built in forward: Python slices the list while FX traces (see
+  // convertListOperation); there is no subscript to record.
+  if (!first->inputs().empty() && first->input(0)->type()->kind() == c10::TypeKind::ListType) {
+    const SymValue& list = frame.get(first->input(0));
+    if (list.input.kind == ValueParts::Kind::List && !list.constant) return 0;
+  }
   // Every input from outside is put into the graph before `mark`: a rollback below then leaves no
   // value of the frame pointing at an erased node.
   for (jit::Node* n = first; n != group.back()->next(); n = n->next()) materializeInputs(n, frame);
@@ -268,6 +279,7 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     rollBackTo(mark, tensorConstants);
     return 0;
   }
+  applyConcreteLeftOperand(*form);
   Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
   // The operators the one FX node stands for, for the inspector.

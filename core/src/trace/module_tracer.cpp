@@ -1,4 +1,5 @@
 #include "module_tracer.h"
+#include "tdfx/util/python_repr.h"
 
 #include <algorithm>
 #include <cctype>
@@ -209,7 +210,7 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
                                                 int depth) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
   if (!scope.path.empty()) moduleTypes_.emplace(scope.path, pythonTypeName(scope.module.type()));
-  Frame frame{scope, depth, {}, {}};
+  Frame frame{scope, depth, {}, {}, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
@@ -234,6 +235,7 @@ void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
       ++it;
     }
     recordEagerValues(first, it, mark, frame);
+    restorePendingTensors(frame);
   }
 }
 
@@ -384,6 +386,17 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
     frame.env[node->output()] = SymValue::ofConstant(c10::IValue());
     return;
   }
+  if (kind == c10::prim::isinstance) {
+    // torch.jit.isinstance on a concrete value (a constant, an attribute) is Python's isinstance,
+    // evaluated while FX traces; only the branch taken is recorded.
+    const SymValue& v = frame.get(node->input(0));
+    if (!v.constant || v.constant->isTensor()) fail(node, frame, "torch.jit.isinstance on a value computed from tensors");
+    const c10::TypePtr type = v.constant->type();
+    bool matches = false;
+    for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) matches = matches || type->isSubtypeOf(*candidate);
+    frame.env[node->output()] = SymValue::ofConstant(c10::IValue(matches));
+    return;
+  }
   if (kind == c10::prim::SetAttr) fail(node, frame, "modules that assign attributes in forward are not supported");
   if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) return convertUnpack(node, frame);
   if (repacked_.count(node)) return;  // the value of a multi-output call, set by setOutputs
@@ -397,7 +410,8 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
   if (kind == c10::prim::DictConstruct) return convertDictConstruct(node, frame);
   static const c10::Symbol listMutations[] = {
       c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
-      c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove")};
+      c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove"), c10::Symbol::fromQualString("aten::reverse")};
+  if ((kind == c10::aten::add || kind == c10::aten::slice) && convertListOperation(node, frame)) return;
   if (std::find(std::begin(listMutations), std::end(listMutations), kind) != std::end(listMutations)) {
     if (convertListMutation(node, frame)) return;
   }
@@ -440,7 +454,7 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
     // FX proxies parameters where they are read; buffers and other tensors are plain tensors in
     // Python, computed with while tracing and put into the graph where a recorded operation uses them.
     if (m.type()->is_parameter(slot)) {
-      frame.env[node->output()] = SymValue::ofNode(tensorAttribute(path, value.toTensor(), frame, node));
+      frame.env[node->output()] = SymValue::ofNode(tensorAttribute(path, value.toTensor(), frame, node, true));
     } else {
       frame.env[node->output()] = SymValue::ofPendingTensor(value.toTensor(), path);
     }
@@ -450,16 +464,62 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
   frame.env[node->output()] = SymValue::ofConstant(value);
 }
 
-Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tensor& t, Frame& frame, jit::Node* source) {
-  if (!attribute.empty()) {
+Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tensor& t, Frame& frame, jit::Node* source,
+                                    bool shared) {
+  if (shared) {
     if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
   }
   const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   if (attribute.empty()) tensorConstantValues_[target] = t;
   describeSource(source, frame, fx->meta());
-  if (!attribute.empty()) attrNodes_.emplace(attribute, fx);
+  if (shared) attrNodes_.emplace(attribute, fx);
+  else concreteTensorNodes_.insert(fx);
   return fx;
+}
+
+void ModuleTracer::restorePendingTensors(Frame& frame) {
+  for (auto& m : frame.materialized) {
+    const bool alive = m.index < graph_.size() && graph_.nodes()[m.index].get() == m.node;
+    auto it = frame.env.find(m.value);
+    if (it == frame.env.end()) continue;
+    // Still unused (made ahead of the operation that reads it): the next use takes this node.
+    if (alive && m.node->users().empty() && it->second.arg.isNode() && it->second.arg.node() == m.node) continue;
+    if (!alive || (it->second.arg.isNode() && it->second.arg.node() == m.node)) it->second = std::move(m.pending);
+  }
+  frame.materialized.clear();
+}
+
+std::string ModuleTracer::concreteLeftMethod(const std::string& operatorTarget) {
+  // What torch.Tensor's binary slots hand to __torch_function__ (checked against torch.fx 1.13:
+  // `c / x` records `c.div(x)`, `c // x` `c.__floordiv__(x)`, `c % x` `c.remainder(x)`).
+  static const std::map<std::string, std::string> methods = {
+      {"add", "add"},   {"sub", "sub"},       {"mul", "mul"},        {"truediv", "div"},    {"floordiv", "__floordiv__"},
+      {"pow", "pow"},   {"eq", "eq"},         {"ne", "ne"},          {"lt", "lt"},          {"le", "le"},
+      {"gt", "gt"},     {"ge", "ge"},         {"matmul", "matmul"},  {"mod", "remainder"},  {"and_", "__and__"},
+      {"or_", "__or__"}, {"xor", "__xor__"},  {"lshift", "__lshift__"}, {"rshift", "__rshift__"}};
+  if (operatorTarget.rfind("operator.", 0) != 0) return "";
+  auto it = methods.find(operatorTarget.substr(9));
+  return it == methods.end() ? "" : it->second;
+}
+
+void ModuleTracer::applyConcreteLeftOperand(CallForm& form) const {
+  if (form.op != OpKind::CallFunction || form.args.size() != 2 || !form.kwargs.empty()) return;
+  const Argument& left = form.args[0];
+  const Argument& right = form.args[1];
+  if (!left.isNode() || !concreteTensorNodes_.count(left.node())) return;
+  if (!right.isNode() || concreteTensorNodes_.count(right.node())) return;
+  if (form.target == "operator.getitem") {
+    // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple.
+    form.op = OpKind::CallMethod;
+    form.target = "__getitem__";
+    form.args = {left, Argument(ArgumentTuple{{right}})};
+    return;
+  }
+  const std::string method = concreteLeftMethod(form.target);
+  if (method.empty()) return;
+  form.op = OpKind::CallMethod;
+  form.target = method;
 }
 
 bool ModuleTracer::foldable(jit::Node* node, const Frame& frame) const {
@@ -490,7 +550,10 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     }
     if (it == frame.env.end() || !it->second.pendingTensor) continue;
     const at::Tensor t = it->second.constant->toTensor();
-    Node* attribute = tensorAttribute(it->second.tensorTarget, t, frame, node);
+    Node* attribute = tensorAttribute(it->second.tensorTarget, t, frame, node, false);
+    SymValue pending = it->second;
+    pending.tensorTarget = attribute->target();  // a computed constant keeps its `_tensor_constantN`
+    frame.materialized.push_back({in, std::move(pending), attribute, attribute->index()});
     it->second = SymValue::ofNode(attribute);
     if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{path_, in};
   }
@@ -539,6 +602,8 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
 void ModuleTracer::rollBackTo(size_t mark, int tensorConstants) {
   for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
     it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
+  for (auto it = concreteTensorNodes_.begin(); it != concreteTensorNodes_.end();)
+    it = (*it)->index() >= mark ? concreteTensorNodes_.erase(it) : std::next(it);
   for (auto it = madeFields_.begin(); it != madeFields_.end();) {
     auto field = it->lock();
     if (field && field->node && field->nodeIndex >= mark) field->node = nullptr;
@@ -620,6 +685,21 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
   const generated::CallableSpelling* callable = findCallable(qualified);
+  const bool libraryCall = !((!callable && qualified.rfind("torch.", 0) != 0) ||
+                             (callable && callable->kind == CallKind::TracedThrough));
+  if (libraryCall) {
+    // A scalar passed for a BroadcastingList parameter (`F.adaptive_max_pool2d(x, b)`, b an int):
+    // TorchScript widens it to [b, b] at the call, a list construction with no source range of its
+    // own; Python passes the scalar, and FX records it.
+    for (size_t i = 1; i < node->inputs().size(); ++i) {
+      jit::Node* list = node->input(i)->node();
+      if (list->kind() != c10::prim::ListConstruct || list->inputs().size() < 2 || userSource(list))
+        continue;
+      bool same = true;
+      for (const jit::Value* item : list->inputs()) same = same && item == list->input(0);
+      if (same) args[i - 1] = frame.get(list->input(0));
+    }
+  }
   if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
@@ -721,7 +801,52 @@ bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
   return true;
 }
 
+namespace {
+// str() of a concrete value as Python's format() writes it into text; nullopt for values that
+// are not plain scalars or strings.
+std::optional<std::string> formattedScalar(const c10::IValue& v) {
+  if (v.isString()) return v.toStringRef();
+  if (v.isBool()) return pythonBoolRepr(v.toBool());
+  if (v.isInt()) return std::to_string(v.toInt());
+  if (v.isDouble()) return pythonFloatRepr(v.toDouble());
+  if (v.isNone()) return std::string("None");
+  return std::nullopt;
+}
+}  // namespace
+
+bool ModuleTracer::formatAtTraceTime(jit::Node* node, Frame& frame) {
+  // An f-string (TorchScript's aten::format) is Python text built while FX traces: a Proxy in it
+  // is formatted as `Proxy(NAME)` (its node stays, with no user), a concrete value as str() does.
+  // The result is a constant string, not a node.
+  const SymValue& pattern = frame.get(node->input(0));
+  if (!pattern.constant || !pattern.constant->isString()) return false;
+  const std::string& text = pattern.constant->toStringRef();
+  std::string out;
+  size_t next = 1;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') {
+      out += text[i];
+      continue;
+    }
+    if (i + 1 >= text.size() || text[i + 1] != '}' || next >= node->inputs().size()) return false;
+    const SymValue& value = frame.get(node->input(next++));
+    if (value.pendingTensor || value.pendingField || value.kind == SymValue::Kind::Module) return false;
+    if (value.arg.isNode()) {
+      out += "Proxy(" + value.arg.node()->name() + ")";
+    } else if (auto piece = value.constant ? formattedScalar(*value.constant) : std::nullopt) {
+      out += *piece;
+    } else {
+      return false;
+    }
+    ++i;
+  }
+  if (next != node->inputs().size()) return false;
+  frame.env[node->output()] = SymValue::ofConstant(c10::IValue(out));
+  return true;
+}
+
 void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
+  if (node->kind() == c10::aten::format && node->outputs().size() == 1 && formatAtTraceTime(node, frame)) return;
   if (tryFold(node, frame)) return;
   const c10::FunctionSchema* schema = node->maybeSchema();
   auto op = operationOf(node);
@@ -740,6 +865,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   std::vector<std::string> names;
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
   CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));
+  applyConcreteLeftOperand(form);
   Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {

@@ -147,6 +147,14 @@ class ModuleTracer {
     /// Dicts built in this call, item by item (key, value), for reads with constant keys.
     std::unordered_map<const torch::jit::Value*, std::vector<std::pair<c10::IValue, SymValue>>> dicts;
     const SymValue& get(const torch::jit::Value* v) const;
+    /// Plain tensors put into the graph for the step being converted: value -> its pending form.
+    struct Materialized {
+      const torch::jit::Value* value;
+      SymValue pending;
+      const Node* node;  ///< compared with the graph before use: a rollback may have erased it
+      size_t index;
+    };
+    std::vector<Materialized> materialized;
   };
   std::vector<SymValue> inlineGraph(torch::jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
                                     int depth);
@@ -157,11 +165,28 @@ class ModuleTracer {
   void convertGetAttr(torch::jit::Node* node, Frame& frame);
   void convertOperator(torch::jit::Node* node, Frame& frame);
   bool tryFold(torch::jit::Node* node, Frame& frame);
+  /// An f-string's aten::format evaluated as FX's trace does (a Proxy reads `Proxy(name)`); false
+  /// when its parts are not all known.
+  bool formatAtTraceTime(torch::jit::Node* node, Frame& frame);
   /// Puts the pending tensors among `node`'s inputs into the graph (get_attr nodes), unless the
   /// node is computed while tracing.
   void materializeInputs(torch::jit::Node* node, Frame& frame);
   bool foldable(torch::jit::Node* node, const Frame& frame) const;
-  Node* tensorAttribute(const std::string& target, const at::Tensor& t, Frame& frame, torch::jit::Node* source);
+  /// A get_attr node for `target` ("" for a new `_tensor_constantN`). A parameter is a Proxy, one
+  /// node per target (`shared`); a buffer or plain tensor is a Python tensor that FX puts into the
+  /// graph anew at each recorded use (`b`, `b_1`).
+  Node* tensorAttribute(const std::string& target, const at::Tensor& t, Frame& frame, torch::jit::Node* source,
+                        bool shared);
+  /// Tensors that FX holds as plain Python tensors (buffers, constants) go back to pending after
+  /// the step that used them, so the next use gets its own get_attr node, as in FX.
+  void restorePendingTensors(Frame& frame);
+  /// get_attr nodes of tensors FX holds as plain Python tensors: a binary operator with one on the
+  /// left and a Proxy on the right is Tensor's method (`b.mul(x)`), not the operator.
+  std::unordered_set<const Node*> concreteTensorNodes_;
+  /// The method FX records for `concrete OP proxy` (Tensor.__mul__ dispatches as `mul`), or "".
+  static std::string concreteLeftMethod(const std::string& operatorTarget);
+  /// Rewrites `operator.X(concrete tensor, proxy)` into Tensor's method on the concrete tensor.
+  void applyConcreteLeftOperand(CallForm& form) const;
   void setOutputs(torch::jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame);
   /// Fills the node's module and source metadata; returns the user's expression behind the node
   /// (null without debug info).
@@ -186,6 +211,8 @@ class ModuleTracer {
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);
   bool convertListMutation(torch::jit::Node* node, Frame& frame);
+  /// `a + b` and `a[i:j:k]` on lists built in forward, evaluated as Python does while FX traces.
+  bool convertListOperation(torch::jit::Node* node, Frame& frame);
   std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   [[noreturn]] void failDataDependent(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
 

@@ -299,8 +299,12 @@ class Parser {
         keywordValues.push_back(value);
       } else {
         if (!keywords.empty()) return nullptr;  // positional after keyword: not Python
+        const size_t begin = t_[p_].begin;
         ExprPtr value = expression();
         if (!value) return nullptr;
+        if (positional.empty() && skipComprehension(")")) {  // `sum(x for x in xs)`: a generator argument
+          value = make(Expr::Kind::Comprehension, "(", {value}, begin, t_[p_ - 1].end);
+        }
         positional.push_back(value);
       }
       if (isOp(",")) {
@@ -350,6 +354,25 @@ class Parser {
       items.push_back(item);
     }
     return make(Expr::Kind::Tuple, "", items, begin, t_[p_ - 1].end);
+  }
+  // At `for` after a comprehension's element: skips its clauses (`for a in b if c ...`) up to the
+  // `close` that ends it, leaving p_ on it; false, not moving, when no `for` is here.
+  bool skipComprehension(const char* close) {
+    if (t_[p_].kind != Token::Kind::Name || t_[p_].text != "for") return false;
+    const size_t save = p_;
+    int depth = 0;
+    for (; t_[p_].kind != Token::Kind::End; ++p_) {
+      const Token& tok = t_[p_];
+      if (tok.kind != Token::Kind::Op) continue;
+      if (depth == 0 && tok.text == close) return true;
+      if (tok.text == "(" || tok.text == "[" || tok.text == "{") ++depth;
+      if (tok.text == ")" || tok.text == "]" || tok.text == "}") {
+        if (depth == 0) break;
+        --depth;
+      }
+    }
+    p_ = save;
+    return false;
   }
   // Comma-separated expressions up to `close`; `dict` reads key: value pairs.
   bool sequence(const char* close, std::vector<ExprPtr>& items, bool& trailingComma, bool dict) {
@@ -410,6 +433,16 @@ class Parser {
             const size_t probe = p_;
             ExprPtr k = expression();
             dict = k && isOp(":");
+            p_ = probe;
+          }
+          if (tok.text != "{") {
+            // A comprehension: the element, then `for` clauses up to the closing bracket.
+            const size_t probe = p_;
+            ExprPtr element = expression();
+            if (element && skipComprehension(close)) {
+              const size_t end = t_[p_++].end;
+              return make(Expr::Kind::Comprehension, tok.text, {element}, tok.begin, end);
+            }
             p_ = probe;
           }
           if (sequence(close, items, trailing, dict)) {

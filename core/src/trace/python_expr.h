@@ -31,6 +31,8 @@ struct Expr {
     BoolOp,     ///< items joined by text (`and`, `or`)
     IfExp,      ///< items: body, test, orelse
     Starred,    ///< `*items[0]` (text "*") or `**items[0]` (text "**") in a call
+    Comprehension,  ///< `[items[0] for ...]`, `(items[0] for ...)`: text is the opening bracket
+                    ///< ("(" also for a generator passed alone to a call); the `for` clauses are skipped
   };
   Kind kind = Kind::Name;
   std::string text;

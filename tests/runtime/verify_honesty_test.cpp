@@ -63,6 +63,27 @@ TEST(VerifyHonesty, EveryFixturePassesBitwiseWithEveryNodeCompared) {
   }
 }
 
+TEST(VerifyHonesty, AnOptionalParameterThePrintedGraphUsesMustBeGiven) {
+  // forward(x, mask: Optional[Tensor] = None): FX takes `if mask is not None:`, so the printed
+  // graph reads mask. Run on the default it failed at `mask == 0` with a page of overloads.
+  const Loaded l = load("optional_mask.pt");
+  const GraphModule gm(l.traced, l.model.module->inKeys());
+  try {
+    verify(*l.model.module, gm, verificationInputs(l.model, {parseInputSpec("x=4x3")}, 0));
+    FAIL() << "verify ran the graph without mask";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("forward parameter 'mask' defaults to None, but the traced graph uses it"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("--input mask=SHAPE[:DTYPE]"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << "one line: " << what;
+  }
+  const VerifyReport r = verify(*l.model.module, gm,
+                                verificationInputs(l.model, {parseInputSpec("x=4x3"), parseInputSpec("mask=4x3")}, 0));
+  EXPECT_TRUE(r.passed()) << formatReport(r);
+  EXPECT_EQ(r.nodesWithoutEagerValue, 0) << formatReport(r);
+}
+
 TEST(VerifyHonesty, AModelThatChangesItsInputInPlaceIsNotAFalseMismatch) {
   // forward(x): x.add_(1); return x * 1. Both passes used to share the input tensors.
   const Loaded l = load("adds_to_input.pt");

@@ -221,6 +221,17 @@ TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpe
 
 VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
                     const VerifyOptions& options) {
+  // A forward parameter that defaults to None but that the printed graph uses: FX traced the branch
+  // where it is given (`if mask is not None:`), so a run on the default fails at its first user
+  // with a page of overloads. Say in one line what to give instead.
+  for (const auto& n : traced.graph().nodes()) {
+    if (n->op() != OpKind::Placeholder || n->args().size() != 1 || !n->args()[0].isNone() || n->users().empty())
+      continue;
+    if (inputs.contains(NestedKey(n->target()))) continue;
+    throw Error("forward parameter '" + n->target() + "' defaults to None, but the traced graph uses it (FX traces " +
+                "the branch where it is given, `if " + n->target() + " is not None:`): give it with --input " +
+                n->target() + "=SHAPE[:DTYPE]");
+  }
   VerifyReport report;
   report.options = options;
   for (const NestedKey& key : inputs.keys(/*includeNested=*/true, /*leavesOnly=*/true)) {

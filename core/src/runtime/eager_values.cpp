@@ -201,6 +201,11 @@ void runModule(const TensorDictModule& module, const std::string& position, cons
                               inlined.finish(extra, full, recording.fingerprintKey), nullptr);
   jit::Stack stack{module.module()._ivalue()};
   for (c10::IValue& v : module.arguments(td)) stack.push_back(std::move(v));
+  // forward's parameters past the in keys (`scale: float = 2.0`) take their defaults, as a Method
+  // call fills them in; a bare GraphFunction does not.
+  const auto& parameters = module.module().get_method("forward").function().getSchema().arguments();
+  for (size_t i = stack.size(); i < parameters.size() && parameters[i].default_value(); ++i)
+    stack.push_back(*parameters[i].default_value());
   {
     torch::NoGradGuard noGrad;
     const std::string where = "running the eager module " + (position.empty() ? std::string() : position + " ") +

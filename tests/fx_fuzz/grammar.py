@@ -11,6 +11,10 @@ grown with append in loops, methods of bracketed expressions, named-tuple fields
 expression bounds and shape slices, ModuleList / ModuleDict loops with zip and enumerate, attention
 by hand, helper methods, leaf modules (Linear, LayerNorm, GRU, MultiheadAttention, Conv1d),
 parameters and buffers, Optional and default forward parameters, `torch.no_grad`, tuples and dicts.
+Issue 34 added the forms of public model code (timm, torchrl) the tracer got wrong: module attributes
+as slice bounds after method chains and as scalars passed on, f-strings in asserts, tensor
+properties read as values, list concatenation, slicing, insert, extend, pop and reverse,
+comprehensions followed by keyword arguments, torch.split, and buffers on the left of operators.
 Programs are wrapped as plain modules, TensorDictModules or (nested) TensorDictSequentials.
 """
 import random
@@ -288,8 +292,57 @@ class Generator:
         return Stmt([f"{v} = " + form[0].format(f=alias, a=a, b=b, k=k)], v, [a, b], members=form[1],
                     idiom="functional_" + alias)
 
+    # Forms of public model code the tracer once got wrong (issue 34): module attributes as
+    # concrete values inside subscripts and calls, f-strings, tensor properties read as values,
+    # Python list operations, comprehensions as arguments, buffers on the left of operators.
+    def attribute_bounds(self, a, b):
+        v, k = self.new("attribute_bounds")
+        cut = self.rng.randint(1, D - 1)
+        form = self.pick([
+            ["{v} = torch.cat([{a}.abs()[:, :, : self.k{k}], {a}.relu()[:, :, self.k{k} :]], dim=-1)"],
+            ["{v} = torch.cat([{a}.exp().neg()[..., -self.k{k} :], {b}[..., : -self.k{k}]], dim=-1)"],
+            ["{v} = {a}.sigmoid().mul(2).sub(1)[:, :, self.ks{k}[0] :].sum(-1, keepdim=True) + {b}"],
+            ["acc{v} = {a}", "for s in self.ks{k}:", "    acc{v} = acc{v} + F.adaptive_avg_pool1d({a}, s).mean(-1, keepdim=True)",
+             "{v} = acc{v}"],
+        ])
+        members = [f"self.k{k} = {cut}", f"self.ks{k} = [{cut}, {self.rng.randint(1, D - 1)}]"]
+        return Stmt([line.format(a=a, b=b, v=v, k=k) for line in form], v, [a, b], members=members,
+                    idiom="attribute_bounds")
+
+    def traced_text(self, a, b):
+        v, _ = self.new("traced_text")
+        form = self.pick([
+            ["torch._assert({a}.ndim == 3, f'expected 3D input (got {{{a}.ndim}}D input)')", "{v} = {a} + 1"],
+            ["d{v} = {a}.dtype", "{v} = {b}.abs().to(d{v}) * 2"],
+            ["{v} = {a}.to({b}.dtype) - {b}.mean(-1, keepdim=True)"],
+        ])
+        return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="traced_text")
+
+    def list_ops(self, a, b):
+        v, k = self.new("list_ops")
+        form = self.pick([
+            ["l{v} = [{a}] + [{b}, {a} * 2]", "{v} = torch.stack(l{v}[::-1], dim=0).sum(0)"],
+            ["l{v} = [{a}, {b}]", "l{v}.insert(0, {b} - 1)", "l{v}.extend([{a} + 1])", "last{v} = l{v}.pop()",
+             "{v} = torch.cat(l{v}, dim=-1)[..., :8] + last{v}"],
+            ["l{v} = [{a}, {b}]", "l{v}.reverse()", "{v} = l{v}[0] * l{v}[-1]"],
+            ["{v} = torch.stack([f({a}) for f in self.fcs{k}], dim=1).sum(1)"],
+            ["{v} = torch.cat([{a} * i for i in range(2)], dim=-1)[..., :8]"],
+            ["s{v} = torch.split({a}, 4, -1)", "{v} = torch.cat([s{v}[1], s{v}[0]], dim=-1)"],
+        ])
+        members = [f"self.fcs{k} = nn.ModuleList([nn.Linear({D}, {D}) for _ in range(2)])"] \
+            if any("fcs" in line for line in form) else []
+        return Stmt([line.format(a=a, b=b, v=v, k=k) for line in form], v, [a, b], members=members, idiom="list_ops")
+
+    def buffer_operand(self, a, b):
+        v, k = self.new("buffer_operand")
+        form = self.pick(["{v} = self.s{k} * {a} + ({a} - self.s{k})", "{v} = (self.s{k} > {a}).float() * {b}",
+                          "{v} = self.s{k} / ({a}.abs() + 1) + self.s{k}[{a}.argmax(-1)].unsqueeze(-1)"])
+        return Stmt([form.format(a=a, b=b, v=v, k=k)], v, [a, b],
+                    members=[f"self.register_buffer('s{k}', torch.randn({D}))"], idiom="buffer_operand")
+
     IDIOMS = ["unary", "binary", "bracketed_method", "leaf", "named_tuple", "slice_", "list_loop", "attention",
-              "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing", "functional"]
+              "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing", "functional",
+              "attribute_bounds", "traced_text", "list_ops", "buffer_operand"]
 
     def shadowing(self, a, b):
         v, _ = self.new("shadowing")

@@ -405,6 +405,12 @@ Argument coerceToSchemaType(const Argument& arg, const c10::TypePtr& schemaType)
   }
 }
 
+bool isTensorProperty(const std::string& primName) {
+  static const std::set<std::string> properties = {"dtype", "device", "layout", "requires_grad", "is_cuda",
+                                                   "is_sparse", "is_quantized", "is_meta", "is_mkldnn", "data"};
+  return properties.count(primName) > 0;
+}
+
 CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, const std::vector<Argument>& inputs,
                      const std::vector<std::optional<c10::IValue>>& constants,
                      const std::vector<std::string>& inputNames, const AttributeValues& attributes) {
@@ -461,9 +467,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
   // A tensor property TorchScript compiles to a prim operator without a source range (`d = x.dtype`
   // is prim::dtype(x), its range dropped): Python read an attribute, which FX records as
   // builtins.getattr(x, 'dtype').
-  static const std::set<std::string> properties = {"dtype", "device", "layout", "requires_grad", "is_cuda",
-                                                   "is_sparse", "is_quantized", "is_meta", "is_mkldnn", "data"};
-  if (ns == "prim" && inputs.size() == 1 && properties.count(name)) {
+  if (ns == "prim" && inputs.size() == 1 && isTensorProperty(name)) {
     form.target = "builtins.getattr";
     form.args = {inputs[0], Argument(name)};
     return form;

@@ -33,6 +33,9 @@ struct CallForm {
 /// from `x - 1`); `inputNames` are the inputs' TorchScript variable names (without `.N`).
 /// Without usable text the generated tables choose the spelling; the target printed always
 /// exists in torch.
+/// Whether prim::NAME reads a tensor property Python spells as an attribute (`x.dtype`, `x.device`).
+bool isTensorProperty(const std::string& primName);
+
 CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, const std::vector<Argument>& inputs,
                      const std::vector<std::optional<c10::IValue>>& constants,
                      const std::vector<std::string>& inputNames, const AttributeValues& attributes = {});

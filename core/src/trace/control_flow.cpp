@@ -200,7 +200,10 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   SymValue out;
   out.input.kind = isList ? ValueParts::Kind::List : ValueParts::Kind::Tuple;
   c10::TypePtr elementType;
-  if (isList) out.input.elementType = elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
+  if (isList) {
+    out.input.elementType = elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
+    out.input.listId = nextListId_++;
+  }
   std::vector<Argument> items;
   bool allConstant = true;
   for (const jit::Value* v : node->inputs()) {
@@ -305,6 +308,7 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
     frame.env[node->output()] = itemOf(list, at);
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(at));
     parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at));
+    shareListChange(list);
     return true;
   } else if (name == "_set_item") {
     const size_t at = indexAt(1, false);
@@ -322,7 +326,19 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
   }
   // append and _set_item return the list itself; the others return nothing.
   if (node->outputs().size() == 1) frame.env[node->output()] = list;
+  shareListChange(list);
   return true;
+}
+
+void ModuleTracer::shareListChange(const SymValue& list) {
+  if (list.input.listId == 0) return;
+  const SymValue changed = list;  // `list` may be one of the entries written below
+  for (Frame* f : frames_)
+    for (auto& [value, held] : f->env)
+      if (held.input.kind == ValueParts::Kind::List && held.input.listId == changed.input.listId) {
+        held.arg = changed.arg;
+        held.input.items = changed.input.items;
+      }
 }
 
 bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
@@ -335,6 +351,7 @@ bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
     const SymValue& b = frame.get(node->input(1));
     if (!isComposite(b)) return false;
     SymValue out = a;
+    out.input.listId = nextListId_++;  // a new list
     for (size_t i = 0; i < b.input.items.size(); ++i) {
       listArguments(out).push_back((*b.arg.items())[i]);
       out.input.items.push_back(b.input.items[i]);
@@ -348,6 +365,7 @@ bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
     const auto step = optionalInt(frame.get(node->input(3)), ok);
     if (!ok) return false;
     SymValue out = a;
+    out.input.listId = nextListId_++;  // a new list
     listArguments(out).clear();
     out.input.items.clear();
     for (size_t i : slicePositions(static_cast<int64_t>(a.input.items.size()), start, end, step.value_or(1))) {

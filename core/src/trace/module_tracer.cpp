@@ -40,7 +40,7 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
 SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
   SymValue s;
   s.arg = Argument("<field " + field + ">");
-  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr});
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr});
   return s;
 }
 
@@ -216,6 +216,11 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
+  struct ActiveFrame {
+    std::vector<Frame*>& frames;
+    ~ActiveFrame() { frames.pop_back(); }
+  } active{frames_};
+  frames_.push_back(&frame);
   convertBlock(g.block(), frame);
   if (depth == 0) materializeInputs(g.return_node(), frame);  // a returned buffer is a get_attr
   std::vector<SymValue> outputs;
@@ -426,8 +431,10 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
       const auto& t = node->input(side)->type();
       // A node is a Proxy in FX, and a Proxy is never None, whatever its static type: FX takes the
       // `if mask is not None:` branch for an Optional forward parameter.
+      // A list or tuple built in the code (`children` passed on as [x1]) is a Python object, never None.
+      const bool container = a.input.kind == ValueParts::Kind::List || a.input.kind == ValueParts::Kind::Tuple;
       if (b.constant && b.constant->isNone() && !a.constant &&
-          (a.arg.isNode() || (t->kind() != c10::TypeKind::OptionalType && t->kind() != c10::TypeKind::NoneType))) {
+          (a.arg.isNode() || container || (t->kind() != c10::TypeKind::OptionalType && t->kind() != c10::TypeKind::NoneType))) {
         frame.env[node->output()] = SymValue::ofConstant(c10::IValue(kind == c10::aten::__isnot__));
         return;
       }
@@ -535,15 +542,17 @@ bool ModuleTracer::foldable(jit::Node* node, const Frame& frame) const {
 
 void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
   if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame)) return;
+  // A property read of a field not yet in the graph (`v.dtype` of `v = x.max(1).values`) is a
+  // field of that field: both are made where the property is first used (convertOperator).
+  if (node->kind().is_prim() && node->inputs().size() == 1 && isTensorProperty(node->kind().toUnqualString())) {
+    auto it = frame.env.find(node->input(0));
+    if (it != frame.env.end() && it->second.pendingField && !it->second.pendingField->node) return;
+  }
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
     if (it != frame.env.end() && it->second.pendingField) {
       const std::shared_ptr<SymValue::PendingField> field = it->second.pendingField;
-      if (!field->node) {
-        field->node = createGetItem(field->container, field->index, field->field);
-        field->nodeIndex = field->node->index();
-        madeFields_.push_back(field);
-      }
+      materializeField(field);
       it->second = SymValue::ofNode(field->node);
       if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{path_, in};
       continue;
@@ -557,6 +566,16 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     it->second = SymValue::ofNode(attribute);
     if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{path_, in};
   }
+}
+
+Node* ModuleTracer::materializeField(const std::shared_ptr<SymValue::PendingField>& field) {
+  if (!field->node) {
+    Node* container = field->containerField ? materializeField(field->containerField) : field->container;
+    field->node = createGetItem(container, field->index, field->field);
+    field->nodeIndex = field->node->index();
+    madeFields_.push_back(field);
+  }
+  return field->node;
 }
 
 void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
@@ -848,6 +867,19 @@ bool ModuleTracer::formatAtTraceTime(jit::Node* node, Frame& frame) {
 void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   if (node->kind() == c10::aten::format && node->outputs().size() == 1 && formatAtTraceTime(node, frame)) return;
   if (tryFold(node, frame)) return;
+  if (node->kind().is_prim() && node->inputs().size() == 1 && node->outputs().size() == 1 &&
+      isTensorProperty(node->kind().toUnqualString())) {
+    // `d = x.dtype` on a Proxy is FX's Attribute proxy: its getattr node is made where the value is
+    // first used (`x.abs().to(d)` records abs before the getattr), once for all its uses.
+    const SymValue& in = frame.get(node->input(0));
+    if (in.arg.isNode() || (in.pendingField && !in.pendingField->node)) {
+      SymValue field = SymValue::ofPendingField(in.arg.isNode() ? in.arg.node() : nullptr, 0,
+                                                node->kind().toUnqualString());
+      if (!in.arg.isNode()) field.pendingField->containerField = in.pendingField;
+      frame.env[node->output()] = std::move(field);
+      return;
+    }
+  }
   const c10::FunctionSchema* schema = node->maybeSchema();
   auto op = operationOf(node);
   if (!op) fail(node, frame, "no operator implementation is registered for this node");

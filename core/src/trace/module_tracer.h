@@ -27,6 +27,9 @@ struct ValueParts {
   Node* node = nullptr;
   c10::TypePtr elementType;  ///< element type of a List
   std::vector<ValueParts> items;
+  /// A List's identity: Python passes lists by reference, so a list changed in a called function
+  /// or through another name is changed everywhere it is held (0: none assigned).
+  uint64_t listId = 0;
 
   static ValueParts ofConstant(c10::IValue v) {
     ValueParts k;
@@ -69,6 +72,8 @@ struct SymValue {
     int64_t index = 0;
     Node* node = nullptr;  ///< the getattr node, once made
     size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
+    /// The container is itself a field not yet in the graph (`sort.values.dtype`); made first.
+    std::shared_ptr<PendingField> containerField;
   };
   std::shared_ptr<PendingField> pendingField;
 
@@ -171,6 +176,8 @@ class ModuleTracer {
   /// Puts the pending tensors among `node`'s inputs into the graph (get_attr nodes), unless the
   /// node is computed while tracing.
   void materializeInputs(torch::jit::Node* node, Frame& frame);
+  /// The getattr / getitem node of a pending field, made now if it is not yet (its container first).
+  Node* materializeField(const std::shared_ptr<SymValue::PendingField>& field);
   bool foldable(torch::jit::Node* node, const Frame& frame) const;
   /// A get_attr node for `target` ("" for a new `_tensor_constantN`). A parameter is a Proxy, one
   /// node per target (`shared`); a buffer or plain tensor is a Python tensor that FX puts into the
@@ -211,6 +218,11 @@ class ModuleTracer {
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);
   bool convertListMutation(torch::jit::Node* node, Frame& frame);
+  /// Gives every value of every active call that holds the same list (same listId) its new items.
+  void shareListChange(const SymValue& list);
+  uint64_t nextListId_ = 1;
+  /// The frames of the calls being converted, innermost last (lists are shared across them).
+  std::vector<Frame*> frames_;
   /// `a + b` and `a[i:j:k]` on lists built in forward, evaluated as Python does while FX traces.
   bool convertListOperation(torch::jit::Node* node, Frame& frame);
   std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;

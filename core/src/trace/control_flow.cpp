@@ -216,7 +216,17 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   // A list that may hold tensors is followed item by item even while it is empty or constant:
   // `outs = []` then `outs.append(layer(x))` in a loop gives FX a list of the appended nodes.
   if (isList && mayHoldTensor(elementType)) allConstant = false;
-  if (isList) out.arg = Argument(ArgumentList{std::move(items)});
+  // `torch.cat(x, dim=1)` with x a tuple: TorchScript unpacks the tuple into a new list for the
+  // List[Tensor] parameter; Python passed the tuple, and FX records it as one.
+  bool tupleAsList = isList && !node->inputs().empty() && node->input(0)->node()->kind() == c10::prim::TupleUnpack &&
+                     node->input(0)->node()->outputs().size() == node->inputs().size();
+  for (size_t i = 0; tupleAsList && i < node->inputs().size(); ++i)
+    tupleAsList = node->input(i)->node() == node->input(0)->node() && node->input(i)->offset() == i;
+  if (tupleAsList) {
+    out.input.kind = ValueParts::Kind::Tuple;
+    out.input.listId = 0;
+  }
+  if (isList && !tupleAsList) out.arg = Argument(ArgumentList{std::move(items)});
   else out.arg = Argument(ArgumentTuple{std::move(items)});
   if (allConstant) {
     // Fully known: one constant value, while the FX view keeps the items.

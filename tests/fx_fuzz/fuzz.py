@@ -129,7 +129,8 @@ def fx_globals():
     import torch
     return {"torch": torch, "math": math, "operator": operator, "inf": math.inf, "nan": math.nan,
             "NoneType": type(None), "device": torch.device, "typing_Union": typing.Union,
-            "typing_Optional": typing.Optional, "typing_List": typing.List, "typing_Tuple": typing.Tuple}
+            "typing_Optional": typing.Optional, "typing_List": typing.List, "typing_Tuple": typing.Tuple,
+            "typing_Dict": typing.Dict}
 
 
 def same(a, b):

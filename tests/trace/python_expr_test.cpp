@@ -1,4 +1,5 @@
 #include "trace/python_expr.h"
+#include "trace/module_tracer.h"
 
 #include <gtest/gtest.h>
 
@@ -47,6 +48,24 @@ TEST(PythonExpr, ReadsComprehensionsAsOneArgument) {
   EXPECT_EQ(e->items.size(), 2u);
   // An unclosed comprehension is no expression.
   EXPECT_FALSE(parseExpressionPrefix("[f(x) for f in fs"));
+}
+
+TEST(PythonExpr, FindsTheReturnOfTheBranchThatIsNotScripting) {
+  const std::string linear =
+      "def forward(self, input: torch.Tensor) -> torch.Tensor:\n"
+      "    if torch.jit.is_scripting():\n"
+      "        bias = self.bias.to(dtype=input.dtype) if self.bias is not None else None\n"
+      "        return F.linear(input, self.weight.to(dtype=input.dtype), bias=bias)\n"
+      "    else:  # what FX runs\n"
+      "        return F.linear(input, self.weight, self.bias)\n";
+  EXPECT_EQ(scriptingElseReturn(linear), "F.linear(input, self.weight, self.bias)");
+  // Anything before the if, or after the else's one return, and the form is not recognised.
+  EXPECT_FALSE(scriptingElseReturn("def forward(self, x):\n    x = x + 1\n    if torch.jit.is_scripting():\n"
+                                   "        return x\n    else:\n        return x * 2\n"));
+  EXPECT_FALSE(scriptingElseReturn("def forward(self, x):\n    if torch.jit.is_scripting():\n        return x\n"
+                                   "    else:\n        y = x * 2\n        return y\n"));
+  EXPECT_FALSE(scriptingElseReturn("def forward(self, x):\n    if self.training:\n        return x\n"
+                                   "    else:\n        return x * 2\n"));
 }
 
 TEST(PythonExpr, StopsAtTheEndOfTheExpression) {

@@ -405,6 +405,8 @@ Argument coerceToSchemaType(const Argument& arg, const c10::TypePtr& schemaType)
   }
 }
 
+std::optional<std::string> writtenNamespace(const std::string& prefix) { return functionNamespace(prefix); }
+
 bool isTensorProperty(const std::string& primName) {
   static const std::set<std::string> properties = {"dtype", "device", "layout", "requires_grad", "is_cuda",
                                                    "is_sparse", "is_quantized", "is_meta", "is_mkldnn", "data"};

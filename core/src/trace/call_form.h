@@ -33,6 +33,9 @@ struct CallForm {
 /// from `x - 1`); `inputNames` are the inputs' TorchScript variable names (without `.N`).
 /// Without usable text the generated tables choose the spelling; the target printed always
 /// exists in torch.
+/// The torch namespace a written callee prefix names (`F` -> torch.nn.functional), or nullopt.
+std::optional<std::string> writtenNamespace(const std::string& prefix);
+
 /// Whether prim::NAME reads a tensor property Python spells as an attribute (`x.dtype`, `x.device`).
 bool isTensorProperty(const std::string& primName);
 

@@ -195,6 +195,41 @@ void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
   frame.env[node->output()] = std::move(out);
 }
 
+bool ModuleTracer::convertDictOperation(jit::Node* node, Frame& frame) {
+  // `out = OrderedDict()` then `out["aux"] = x` (torchvision's IntermediateLayerGetter and
+  // segmentation heads): a Python dict filled while FX traces; returned, FX keeps the dict.
+  if (node->kind() == c10::aten::dict && node->inputs().empty() && node->outputs().size() == 1 &&
+      node->output()->type()->kind() == c10::TypeKind::DictType) {
+    frame.dicts[node->output()];
+    SymValue out;
+    out.arg = Argument(ArgumentDict{});
+    frame.env[node->output()] = std::move(out);
+    return true;
+  }
+  if (node->kind() != c10::aten::_set_item || node->inputs().size() != 3) return false;
+  auto dict = frame.dicts.find(node->input(0));
+  auto held = frame.env.find(node->input(0));
+  if (dict == frame.dicts.end() || held == frame.env.end() || !std::holds_alternative<ArgumentDict>(held->second.arg.value))
+    return false;
+  const SymValue& key = frame.get(node->input(1));
+  if (!key.constant) fail(node, frame, "a dict built in forward is written with a key computed from tensors");
+  const SymValue& value = frame.get(node->input(2));
+  auto& argument = std::get<ArgumentDict>(held->second.arg.value);
+  bool replaced = false;
+  for (size_t i = 0; i < dict->second.size(); ++i)
+    if (dict->second[i].first == *key.constant) {
+      dict->second[i].second = value;
+      argument.values[i] = value.arg;
+      replaced = true;
+    }
+  if (!replaced) {
+    dict->second.emplace_back(*key.constant, value);
+    argument.keys.push_back(key.arg);
+    argument.values.push_back(value.arg);
+  }
+  return true;
+}
+
 void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   const bool isList = node->kind() == c10::prim::ListConstruct;
   SymValue out;
@@ -404,6 +439,22 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
         return true;
       }
     fail(node, frame, "the dict built in forward has no key " + idx.constant->tagKind());
+  }
+  if (const auto* held = std::get_if<ArgumentDict>(&in.arg.value); held && idx.constant) {
+    // A dict returned by a call (`features = self.backbone(x)`, then `features["out"]`): its items
+    // travel in the value; a graph value is all a read of one can be.
+    for (size_t k = 0; k < held->keys.size(); ++k) {
+      const Argument& key = held->keys[k];
+      const bool same = idx.constant->isString() ? std::holds_alternative<std::string>(key.value) &&
+                                                       std::get<std::string>(key.value) == idx.constant->toStringRef()
+                                                 : idx.constant->isInt() && std::holds_alternative<int64_t>(key.value) &&
+                                                       std::get<int64_t>(key.value) == idx.constant->toInt();
+      if (same && held->values[k].isNode()) {
+        frame.env[node->output()] = SymValue::ofNode(held->values[k].node());
+        return true;
+      }
+    }
+    return false;
   }
   if (!idx.constant || !idx.constant->isInt()) return false;
   int64_t i = idx.constant->toInt();

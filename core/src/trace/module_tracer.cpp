@@ -417,6 +417,7 @@ void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
       c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
       c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove"), c10::Symbol::fromQualString("aten::reverse")};
   if ((kind == c10::aten::add || kind == c10::aten::slice) && convertListOperation(node, frame)) return;
+  if ((kind == c10::aten::dict || kind == c10::aten::_set_item) && convertDictOperation(node, frame)) return;
   if (std::find(std::begin(listMutations), std::end(listMutations), kind) != std::end(listMutations)) {
     if (convertListMutation(node, frame)) return;
   }
@@ -597,6 +598,10 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   }
   auto method = target.module.find_method(methodName);
   if (!method) fail(node, frame, "module '" + target.path + "' has no method '" + methodName + "'");
+  if (Node* fx = scriptingElseCall(node, frame, target, method->function(), args)) {
+    setOutputs(node, fx, node->outputs().size(), frame);
+    return;
+  }
   std::vector<SymValue> callArgs = args;
   callArgs.insert(callArgs.begin(), self);
   // Undo state for the fallback below.
@@ -704,21 +709,6 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
     if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
   }
   const generated::CallableSpelling* callable = findCallable(qualified);
-  const bool libraryCall = !((!callable && qualified.rfind("torch.", 0) != 0) ||
-                             (callable && callable->kind == CallKind::TracedThrough));
-  if (libraryCall) {
-    // A scalar passed for a BroadcastingList parameter (`F.adaptive_max_pool2d(x, b)`, b an int):
-    // TorchScript widens it to [b, b] at the call, a list construction with no source range of its
-    // own; Python passes the scalar, and FX records it.
-    for (size_t i = 1; i < node->inputs().size(); ++i) {
-      jit::Node* list = node->input(i)->node();
-      if (list->kind() != c10::prim::ListConstruct || list->inputs().size() < 2 || userSource(list))
-        continue;
-      bool same = true;
-      for (const jit::Value* item : list->inputs()) same = same && item == list->input(0);
-      if (same) args[i - 1] = frame.get(list->input(0));
-    }
-  }
   if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
@@ -730,6 +720,23 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
   // A torch library function (torch.nn.functional.*) is one call_function node, as in FX.
   NodeMeta meta;
   const py::ExprPtr expr = describeSource(node, frame, meta);
+  // A scalar passed for a BroadcastingList parameter (`F.adaptive_max_pool2d(x, b)`, b an int):
+  // TorchScript widens it to [b, b] at the call; Python passes the scalar, and FX records it. A
+  // list the user wrote (`[b, b]`) is a list display in the call's text.
+  // Without the call's text nothing tells the two apart, and the list stays.
+  const py::Expr* call = expr && expr->kind == py::Expr::Kind::Call ? expr.get() : nullptr;
+  const auto& parameters = fn->getSchema().arguments();
+  for (size_t i = 1; call && i < node->inputs().size(); ++i) {
+    jit::Node* list = node->input(i)->node();
+    if (list->kind() != c10::prim::ListConstruct || list->inputs().size() < 2) continue;
+    bool same = true;
+    for (const jit::Value* item : list->inputs()) same = same && item == list->input(0);
+    const py::Expr* written = i - 1 < call->positionalCount() ? call->items[i].get() : nullptr;
+    for (size_t k = 0; !written && i - 1 < parameters.size() && k < call->keywords.size(); ++k)
+      if (call->keywords[k] == parameters[i - 1].name()) written = call->items[1 + call->positionalCount() + k].get();
+    if (!written || written->kind == py::Expr::Kind::List || written->kind == py::Expr::Kind::Tuple) continue;
+    if (same) args[i - 1] = frame.get(list->input(0));
+  }
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
   const auto& schemaArgs = fn->getSchema().arguments();

@@ -85,6 +85,10 @@ struct SymValue {
   static SymValue ofModule(ModuleRef m);
 };
 
+/// The expression of the `return` in the else branch of a function whose body is
+/// `if torch.jit.is_scripting(): ... else: return EXPR` and nothing more; nullopt otherwise.
+std::optional<std::string> scriptingElseReturn(const std::string& source);
+
 /// Qualified Python name of a TorchScript class: "torch.nn.modules.linear.Linear"
 /// (without "__torch__." and the "___torch_mangle_N" parts TorchScript adds).
 std::string pythonTypeName(const c10::ClassTypePtr& type);
@@ -223,6 +227,13 @@ class ModuleTracer {
   uint64_t nextListId_ = 1;
   /// The frames of the calls being converted, innermost last (lists are shared across them).
   std::vector<Frame*> frames_;
+  /// The call FX records for a forward whose body is `if torch.jit.is_scripting(): ... else:
+  /// return CALL(...)` (scripting_branch.cpp): the archive holds the scripting branch only, and the
+  /// other is read from the source. Null when the forward is not of that form.
+  Node* scriptingElseCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target,
+                          const torch::jit::Function& fn, const std::vector<SymValue>& args);
+  /// `d = OrderedDict()` and `d[key] = v` on dicts built in forward, evaluated as Python does.
+  bool convertDictOperation(torch::jit::Node* node, Frame& frame);
   /// `a + b` and `a[i:j:k]` on lists built in forward, evaluated as Python does while FX traces.
   bool convertListOperation(torch::jit::Node* node, Frame& frame);
   std::string failureMessage(torch::jit::Node* node, const Frame& frame, const std::string& what) const;

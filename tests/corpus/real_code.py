@@ -28,6 +28,7 @@ files (resnet, efficientnet, ...); --per-family N keeps the first N accepted mod
 (sorted by name; 0 keeps every model).
 """
 import argparse
+import inspect
 import json
 import os
 import re
@@ -117,6 +118,10 @@ def add_plain(writer, name, family, build, example):
             module = build().eval()
         except Exception as e:  # noqa: BLE001 - a model that does not build is left out, with why
             return writer.left_out(name, family, f"does not build: {_first_line(e)}")
+        # One example input takes the name of forward's parameter (torchvision's LRASPP calls it `input`).
+        first = next(iter(inspect.signature(module.forward).parameters), None)
+        if len(example) == 1 and first and first not in example:
+            example = {first: next(iter(example.values()))}
         params = sum(p.numel() for p in module.parameters())
         if params > MAX_PARAMETERS:
             return writer.left_out(name, family, f"{params / 1e6:.0f}M parameters (over 60M)")
@@ -221,6 +226,8 @@ def make_torchvision(out, per_family, only):
         if per_family and counts.get(family, 0) >= per_family:
             continue
         kwargs = {"weights": None}
+        if "weights_backbone" in inspect.signature(fn).parameters:
+            kwargs["weights_backbone"] = None  # no download: nothing can be reached from here
         if family == "quantization":
             kwargs["quantize"] = False
         shape = sizes.get(name) or sizes.get(family) or (1, 3, 224, 224)

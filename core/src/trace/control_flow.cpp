@@ -207,10 +207,25 @@ bool ModuleTracer::convertDictOperation(jit::Node* node, Frame& frame) {
     return true;
   }
   if (node->kind() != c10::aten::_set_item || node->inputs().size() != 3) return false;
-  auto dict = frame.dicts.find(node->input(0));
   auto held = frame.env.find(node->input(0));
-  if (dict == frame.dicts.end() || held == frame.env.end() || !std::holds_alternative<ArgumentDict>(held->second.arg.value))
-    return false;
+  if (held == frame.env.end() || !std::holds_alternative<ArgumentDict>(held->second.arg.value)) return false;
+  auto dict = frame.dicts.find(node->input(0));
+  if (dict == frame.dicts.end()) {
+    // A dict a call returned (`d = self.backbone(x)`, then `d["out"] = y`): its items come with
+    // the value; graph values and constants are all such a dict's items can be.
+    std::vector<std::pair<c10::IValue, SymValue>> items;
+    const auto& known = std::get<ArgumentDict>(held->second.arg.value);
+    for (size_t k = 0; k < known.keys.size(); ++k) {
+      const Argument& key = known.keys[k];
+      c10::IValue keyValue;
+      if (const auto* text = std::get_if<std::string>(&key.value)) keyValue = *text;
+      else if (const auto* number = std::get_if<int64_t>(&key.value)) keyValue = *number;
+      else fail(node, frame, "a dict returned by a call is written, and one of its keys is neither a string nor an int");
+      if (!known.values[k].isNode()) fail(node, frame, "a dict returned by a call is written, and one of its values is not a graph value");
+      items.emplace_back(keyValue, SymValue::ofNode(known.values[k].node()));
+    }
+    dict = frame.dicts.emplace(node->input(0), std::move(items)).first;
+  }
   const SymValue& key = frame.get(node->input(1));
   if (!key.constant) fail(node, frame, "a dict built in forward is written with a key computed from tensors");
   const SymValue& value = frame.get(node->input(2));
@@ -253,10 +268,29 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
   if (isList && mayHoldTensor(elementType)) allConstant = false;
   // `torch.cat(x, dim=1)` with x a tuple: TorchScript unpacks the tuple into a new list for the
   // List[Tensor] parameter; Python passed the tuple, and FX records it as one.
+  // A list the user wrote from the same items (`a, b = self.pair(x)`, then `l = [a, b]` or
+  // `torch.cat([a, b])`) is a list: it has a name, is changed or combined, or is a list display
+  // in the consuming call's text.
   bool tupleAsList = isList && !node->inputs().empty() && node->input(0)->node()->kind() == c10::prim::TupleUnpack &&
-                     node->input(0)->node()->outputs().size() == node->inputs().size();
+                     node->input(0)->node()->outputs().size() == node->inputs().size() &&
+                     !node->output()->hasDebugName() && node->output()->uses().size() == 1;
   for (size_t i = 0; tupleAsList && i < node->inputs().size(); ++i)
     tupleAsList = node->input(i)->node() == node->input(0)->node() && node->input(i)->offset() == i;
+  if (tupleAsList) {
+    const jit::Use& use = node->output()->uses()[0];
+    const c10::FunctionSchema* schema = use.user->maybeSchema();
+    const bool takesTensors = use.user->kind() == c10::prim::CallFunction ||
+                              (schema && use.offset < schema->arguments().size() &&
+                               schema->arguments()[use.offset].type()->kind() == c10::TypeKind::ListType &&
+                               schema->arguments()[use.offset].type()->containedTypes().at(0)->kind() ==
+                                   c10::TypeKind::TensorType &&
+                               !schema->is_mutable());
+    const size_t position = use.user->kind() == c10::prim::CallFunction ? use.offset - 1 : use.offset;
+    const py::ExprPtr written = writtenExpression(use.user).second;
+    const bool display = written && written->kind == py::Expr::Kind::Call && position < written->positionalCount() &&
+                         written->items[1 + position]->kind == py::Expr::Kind::List;
+    tupleAsList = takesTensors && !display;
+  }
   if (tupleAsList) {
     out.input.kind = ValueParts::Kind::Tuple;
     out.input.listId = 0;

@@ -2,6 +2,7 @@
 #include "tdfx/util/python_repr.h"
 
 #include <algorithm>
+#include <tuple>
 #include <cctype>
 #include <limits>
 #include <sstream>
@@ -604,9 +605,14 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   }
   std::vector<SymValue> callArgs = args;
   callArgs.insert(callArgs.begin(), self);
-  // Undo state for the fallback below.
+  // Undo state for the fallback below, lists included: the call may change a list its caller
+  // holds (shareListChange), with nodes the rollback erases.
   const size_t mark = graph_.size();
   const int tensorConstants = tensorConstants_;
+  std::vector<std::tuple<Frame*, const jit::Value*, SymValue>> lists;
+  for (Frame* f : frames_)
+    for (const auto& [value, held] : f->env)
+      if (held.input.kind == ValueParts::Kind::List && held.input.listId != 0) lists.emplace_back(f, value, held);
   try {
     const PathStep step(path_, node);
     auto outputs =
@@ -617,6 +623,7 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     // as one call_module node, and say why in its metadata.
     if (!isForwardMethod(methodName) || target.path.empty()) throw;
     rollBackTo(mark, tensorConstants);
+    for (auto& [f, value, held] : lists) f->env[value] = std::move(held);
     Node* fx = createLeafCall(node, frame, target, methodName, args);
     fx->meta().leafReason = e.what();
     setOutputs(node, fx, 1, frame);
@@ -735,7 +742,15 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
     for (size_t k = 0; !written && i - 1 < parameters.size() && k < call->keywords.size(); ++k)
       if (call->keywords[k] == parameters[i - 1].name()) written = call->items[1 + call->positionalCount() + k].get();
     if (!written || written->kind == py::Expr::Kind::List || written->kind == py::Expr::Kind::Tuple) continue;
-    if (same) args[i - 1] = frame.get(list->input(0));
+    // The widened list is a value of no variable; `shape = [4, 4]; F.layer_norm(x, shape)` passes a
+    // named list. (An archive's schema no longer says which parameter was a BroadcastingList: the
+    // length, `int[2]`, is not saved.)
+    const c10::TypePtr& type = i - 1 < parameters.size() ? parameters[i - 1].type() : nullptr;
+    const bool broadcasting = type && type->kind() == c10::TypeKind::ListType &&
+                              type->containedTypes().at(0)->kind() != c10::TypeKind::TensorType &&
+                              (parameters[i - 1].N() ? static_cast<size_t>(*parameters[i - 1].N()) == list->inputs().size()
+                                                     : !list->output()->hasDebugName());
+    if (same && broadcasting) args[i - 1] = frame.get(list->input(0));
   }
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;

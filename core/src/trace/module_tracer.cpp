@@ -2,6 +2,7 @@
 #include "tdfx/util/python_repr.h"
 
 #include <algorithm>
+#include <functional>
 #include <tuple>
 #include <cctype>
 #include <limits>
@@ -609,8 +610,15 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   // holds (shareListChange), with nodes the rollback erases.
   const size_t mark = graph_.size();
   const int tensorConstants = tensorConstants_;
+  // Only a list passed in can be changed by the call: the snapshot is taken only then (this runs
+  // for every inlined call).
   std::vector<std::tuple<Frame*, const jit::Value*, SymValue>> lists;
-  for (Frame* f : frames_)
+  const std::function<bool(const ValueParts&)> holdsList = [&](const ValueParts& p) {
+    return (p.kind == ValueParts::Kind::List && p.listId != 0) || std::any_of(p.items.begin(), p.items.end(), holdsList);
+  };
+  const bool passesList =
+      std::any_of(args.begin(), args.end(), [&](const SymValue& a) { return holdsList(a.input); });
+  for (Frame* f : passesList ? frames_ : std::vector<Frame*>())
     for (const auto& [value, held] : f->env)
       if (held.input.kind == ValueParts::Kind::List && held.input.listId != 0) lists.emplace_back(f, value, held);
   try {

@@ -305,11 +305,6 @@ std::pair<py::ExprPtr, py::ExprPtr> ModuleTracer::writtenExpression(jit::Node* n
   return {std::move(root), std::move(expr)};
 }
 
-std::string ModuleTracer::fieldReadAfter(jit::Node* node) const {
-  const auto [root, expr] = writtenExpression(node);
-  return expr ? py::attributeReadOf(root, expr.get()) : "";
-}
-
 void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
   if (numOutputs == 1) {
     frame.env[node->output()] = SymValue::ofNode(fxNode);
@@ -334,13 +329,30 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
   }
   // `x.max(1).values`: the field the code reads right after the call, when it is one of the
   // operator's named returns.
-  const std::string field = fieldReadAfter(node);
+  const auto [root, expr] = writtenExpression(node);
+  const std::string field = expr ? py::attributeReadOf(root, expr.get()) : "";
+  // `top = x.topk(2)`: the named tuple is kept in a variable, and its fields are read by name
+  // later (`top.values`, each read FX's Attribute proxy). TorchScript names the outputs of an
+  // unpacking (`a, b = x.max(1)`, read by getitem now); nothing follows the call in its expression
+  // (`x.topk(2)[0]` is a getitem now).
+  const bool stored = expr && root.get() == expr.get() &&
+                      std::none_of(node->outputs().begin(), node->outputs().end(),
+                                   [](const jit::Value* v) { return v->hasDebugName(); });
   const c10::FunctionSchema* schema = node->maybeSchema();
   for (size_t i = 0; i < numOutputs; ++i) {
     if (node->outputs()[i]->uses().empty()) continue;
-    const bool byName = !field.empty() && schema && i < schema->returns().size() && schema->returns()[i].name() == field;
-    frame.env[node->outputs()[i]] = byName ? SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), field)
-                                           : SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
+    const std::string returnName = schema && i < schema->returns().size() ? schema->returns()[i].name() : "";
+    if (!field.empty() && returnName == field) {
+      frame.env[node->outputs()[i]] = SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), field);
+      continue;
+    }
+    if (stored && !returnName.empty()) {
+      SymValue later = SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), returnName);
+      later.pendingField->perRead = true;
+      frame.env[node->outputs()[i]] = std::move(later);
+      continue;
+    }
+    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
   }
 }
 
@@ -553,6 +565,20 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
   }
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
+    if (it != frame.env.end() && it->second.pendingField && it->second.pendingField->perRead &&
+        !it->second.pendingField->node) {
+      const py::ExprPtr written = writtenExpression(node).second;
+      if (written && py::operandReadsField(*written, it->second.pendingField->field)) {
+        // This operation reads the field by name itself: a getattr node of its own; the value
+        // stays pending for the next read (restorePendingTensors).
+        auto read = std::make_shared<SymValue::PendingField>(*it->second.pendingField);
+        Node* made = materializeField(read);
+        if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{path_, in};
+        frame.materialized.push_back({in, it->second, made, made->index()});
+        it->second = SymValue::ofNode(made);
+        continue;
+      }
+    }
     if (it != frame.env.end() && it->second.pendingField) {
       const std::shared_ptr<SymValue::PendingField> field = it->second.pendingField;
       materializeField(field);

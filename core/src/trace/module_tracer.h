@@ -74,6 +74,10 @@ struct SymValue {
     size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
     /// The container is itself a field not yet in the graph (`sort.values.dtype`); made first.
     std::shared_ptr<PendingField> containerField;
+    /// A field of a named tuple kept in a variable (`top = x.topk(2)`, then `top.values`): every
+    /// read by name is its own Attribute proxy in FX, so an operation that reads `top.values`
+    /// gets a getattr node of its own (a read bound to a name first, `v = top.values`, is shared).
+    bool perRead = false;
   };
   std::shared_ptr<PendingField> pendingField;
 
@@ -212,9 +216,6 @@ class ModuleTracer {
   /// operator.getitem(container, index), or builtins.getattr(container, field) when the code
   /// reads a named tuple's field by name.
   Node* createGetItem(Node* container, int64_t index, const std::string& field = "");
-  /// The attribute the user's code reads on the value of `node` right away (`values` in
-  /// `x.max(1).values`), or "".
-  std::string fieldReadAfter(torch::jit::Node* node) const;
   /// The user's expression behind `node` (null without user source): the whole expression parsed
   /// from the node's range on, and the part TorchScript's range covers.
   std::pair<py::ExprPtr, py::ExprPtr> writtenExpression(torch::jit::Node* node) const;

@@ -1,5 +1,7 @@
 #include "python_expr.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <cstring>
 #include <functional>
@@ -700,6 +702,37 @@ std::string attributeReadOf(const ExprPtr& root, const Expr* inner) {
     if (!name.empty()) return name;
   }
   return "";
+}
+
+bool operandReadsField(const Expr& e, const std::string& field) {
+  const auto isRead = [&](const ExprPtr& operand) {
+    return operand && operand->kind == Expr::Kind::Attribute && operand->text == field &&
+           operand->items[0]->kind == Expr::Kind::Name;
+  };
+  std::vector<ExprPtr> operands;
+  switch (e.kind) {
+    case Expr::Kind::Call:
+      operands.assign(e.items.begin() + 1, e.items.end());
+      if (e.items[0]->kind == Expr::Kind::Attribute) operands.push_back(e.items[0]->items[0]);
+      break;
+    case Expr::Kind::BinOp:
+    case Expr::Kind::UnaryOp:
+    case Expr::Kind::Compare:
+    case Expr::Kind::BoolOp:
+    case Expr::Kind::Subscript:
+    case Expr::Kind::Tuple:
+    case Expr::Kind::List:
+      operands = e.items;
+      break;
+    default:
+      return false;
+  }
+  for (const ExprPtr& operand : operands) {
+    if (isRead(operand)) return true;
+    if (operand && operand->kind == Expr::Kind::Tuple && std::any_of(operand->items.begin(), operand->items.end(), isRead))
+      return true;
+  }
+  return false;
 }
 
 }  // namespace tdfx::trace::py

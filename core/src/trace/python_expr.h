@@ -59,6 +59,10 @@ ExprPtr expressionForRange(const ExprPtr& root, size_t length);
 /// `inner` is not the object of an attribute read. `inner` must be a node of `root`.
 std::string attributeReadOf(const ExprPtr& root, const Expr* inner);
 
+/// Whether one of the operands `e` applies itself to (a call's arguments and a method's object, an
+/// operator's operands, a subscript's object and index) is the read `NAME.field` of a variable.
+bool operandReadsField(const Expr& e, const std::string& field);
+
 /// `a.b.c` as a dotted name, or nullopt when the expression is not a chain of names.
 std::optional<std::string> dottedName(const Expr& e);
 

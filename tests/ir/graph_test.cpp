@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "tdfx/ir/graph_printer.h"
 
@@ -30,6 +32,17 @@ TEST(NameSpace, FollowsFxCreateName) {
   EXPECT_EQ(ns.create("torch"), "torch_1");
   EXPECT_EQ(ns.create("device"), "device_1");
   EXPECT_EQ(ns.create("getattr"), "getattr_1");
+}
+
+TEST(NameSpace, EmptyBaseAndLeadingZerosAsFx) {
+  // torch.fx 1.13's _Namespace.create_name on these candidates, in this order (issue 34, class 12:
+  // TensorDict names like `_0` split into an empty base and a counter).
+  NameSpace ns;
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"_0", "_0"},   {"_0", "_1"},   {"_0", "_2"},    {"0", "_3"},      {"_1", "_4"},
+      {"__0", "__0"}, {"__0", "__1"}, {"a_007", "a_7"}, {"a_007", "a_8"}, {"_", "_"},
+      {"_", "__2"},   {"x__1", "x__1"}, {"x__1", "x__2"}};
+  for (const auto& [candidate, name] : expected) EXPECT_EQ(ns.create(candidate), name) << candidate;
 }
 
 // FX's own scan (no hint): the names NameSpace must give, whatever it remembers between calls.

@@ -43,10 +43,11 @@ std::string snakeCase(const std::string& s) {
   return out;
 }
 
-// A trailing "_<digits>" is read as base + counter, like FX's r"(.*)_(\d+)$".
+// A trailing "_<digits>" is read as base + counter, like FX's r"(.*)_(\d+)$"; the base may be
+// empty (`_0` is base "" and counter 0: the next is `_1`).
 bool splitNumberedName(const std::string& name, std::string& base, long long& num) {
   const size_t us = name.rfind('_');
-  if (us == std::string::npos || us == 0 || us + 1 >= name.size() || name.size() - us - 1 >= 18 ||
+  if (us == std::string::npos || us + 1 >= name.size() || name.size() - us - 1 >= 18 ||
       name.find_first_not_of("0123456789", us + 1) != std::string::npos)
     return false;
   base = name.substr(0, us);

@@ -205,25 +205,27 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   for (size_t i = 1; i < inputs.size() && i < graph.inputs().size(); ++i)
     if (inputs[i].arg.isNode() && !inputs[i].arg.node()->meta().eagerValue)
       inputs[i].arg.node()->meta().eagerValue = EagerValueRef{{}, graph.inputs()[i]};
-  return inlineGraph(graph, std::move(inputs), module, 0);
+  return inlineGraph(graph, std::move(inputs), module, 0, &method->function());
 }
 
 std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
-                                                int depth) {
+                                                int depth, const jit::Function* fn) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
   if (!scope.path.empty()) moduleTypes_.emplace(scope.path, pythonTypeName(scope.module.type()));
-  Frame frame{scope, depth, {}, {}, {}};
+  Frame frame{scope, depth, {}, {}, {}, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
+  if (fn) frame.deadReads = deadReads(*fn, g);
   struct ActiveFrame {
     std::vector<Frame*>& frames;
     ~ActiveFrame() { frames.pop_back(); }
   } active{frames_};
   frames_.push_back(&frame);
   convertBlock(g.block(), frame);
+  recordDeadReadsBefore(nullptr, frame);
   if (depth == 0) materializeInputs(g.return_node(), frame);  // a returned buffer is a get_attr
   std::vector<SymValue> outputs;
   for (const jit::Value* v : g.outputs()) outputs.push_back(frame.get(v));
@@ -231,7 +233,9 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
 }
 
 void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
+  const bool body = block->owningNode() == nullptr;  // the function's own level
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    if (body) recordDeadReadsBefore(*it, frame);
     materializeInputs(*it, frame);
     const size_t mark = graph_.size();
     const auto first = it;
@@ -650,7 +654,8 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   try {
     const PathStep step(path_, node);
     auto outputs =
-        inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1);
+        inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1,
+                    &method->function());
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
   } catch (const DataDependentError& e) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
@@ -754,7 +759,7 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
     const PathStep step(path_, node);
-    auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1);
+    auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1, fn);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;
   }

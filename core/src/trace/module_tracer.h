@@ -152,6 +152,13 @@ class ModuleTracer {
   const std::map<std::string, at::Tensor>& tensorConstants() const { return tensorConstantValues_; }
 
  private:
+  /// A statement `NAME = CONTAINER[INDEX]` at a function body's own level that TorchScript removed
+  /// as dead code (dead_statements.cpp); `begin`, `end`: its offsets in the function's source.
+  struct DeadRead {
+    size_t begin = 0, end = 0;
+    std::string container;
+    int64_t index = 0;
+  };
   /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
   struct Frame {
     ModuleRef scope;
@@ -168,9 +175,17 @@ class ModuleTracer {
       size_t index;
     };
     std::vector<Materialized> materialized;
+    /// Dead statements of this call's function not yet recorded, in source order.
+    std::vector<DeadRead> deadReads;
   };
+  /// The dead statements of `fn` (whose graph is `g`), found once per function.
+  const std::vector<DeadRead>& deadReads(const torch::jit::Function& fn, torch::jit::Graph& g);
+  std::unordered_map<const torch::jit::Function*, std::vector<DeadRead>> deadReadsOf_;
+  /// Records the dead statements that stand before `node` in the source (all left: null).
+  void recordDeadReadsBefore(torch::jit::Node* node, Frame& frame);
+  /// `fn`: the function whose graph `g` is (its source is read for dead statements; may be null).
   std::vector<SymValue> inlineGraph(torch::jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
-                                    int depth);
+                                    int depth, const torch::jit::Function* fn = nullptr);
   void convertBlock(torch::jit::Block* block, Frame& frame);
   void convertNode(torch::jit::Node* node, Frame& frame);
   void convertCallMethod(torch::jit::Node* node, Frame& frame);

@@ -1,9 +1,11 @@
 #include "cli_batch.h"
 
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
@@ -70,6 +72,14 @@ std::string firstLine(const std::string& text) { return text.substr(0, text.find
 
 }  // namespace
 
+void noteFxDifference(const std::string& path, const tdfx::TracedModel& model) {
+  const tdfx::Node* output = model.traced.graph->outputNode();
+  if (!output || output->meta().fxDifference.empty()) return;
+  std::istringstream lines(output->meta().fxDifference);
+  for (std::string line; std::getline(lines, line);)
+    std::cerr << "tdfx-cli: note: " << tdfx::escapeControls(path) << ": " << tdfx::escapeControls(line) << "\n";
+}
+
 int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) {
   const std::vector<BatchModel> models = batchModels(o);
   const std::vector<std::string> stems = uniqueStems(models);
@@ -87,6 +97,7 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
       const tdfx::TracedModel model = worker.open(path);
       tdfx::writeFileAtomically(base + ".graph.txt", tdfx::printGraph(*model.traced.graph));
       tdfx::writeFileAtomically(base + ".code.txt", model.code.text);
+      noteFxDifference(path, model);
       if (o.fxDot) {
         tdfx::ViewOptions view;
         view.style = tdfx::ViewStyle::Fx;

@@ -16,6 +16,10 @@ struct BatchTraceOptions {
   bool verify = false; // also NAME.verify.txt, the verify report on the file's example inputs
 };
 
+/// Says on stderr where the printed graph follows code torch.fx does not run (the TorchScript side
+/// of a branch on torch.jit.is_scripting()), one note per line of the output node's fxDifference.
+void noteFxDifference(const std::string& path, const tdfx::TracedModel& model);
+
 /// Traces every model into outDir: NAME.graph.txt and NAME.code.txt (what `trace --graph` and
 /// `trace --code` print), or NAME.error.txt with the error. Every model gets a fresh worker (a fork
 /// of the zygote, milliseconds) instead of a fresh tdfx-cli (LibTorch's start, most of a second).

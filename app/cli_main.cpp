@@ -54,6 +54,7 @@ tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) 
     std::cerr << "tdfx-cli: note: " << tdfx::escapeControls(path)
               << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
                  "Python calls, so the graph's call forms are approximate\n";
+  noteFxDifference(path, model);
   return model;
 }
 

@@ -23,6 +23,21 @@ if(NOT rc EQUAL 0 OR out MATCHES "placeholder" OR NOT out MATCHES "def forward")
   message(FATAL_ERROR "--code should print only the code:\n${out}")
 endif()
 
+# Where the graph follows code torch.fx does not run (the is_scripting() side the archive holds),
+# trace says so on stderr, once per function, and still prints the graph (exit 0); in --out-dir too.
+execute_process(COMMAND ${CLI} trace --code ${FIXTURES}/scripting_outputs.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "return \\(fc, None\\)" OR
+   NOT err MATCHES "tdfx-cli: note: [^\n]*scripting_outputs.pt: [^\n]*ScriptingOutputs.forward: torch.fx runs the Python side of `if torch.jit.is_scripting\\(\\):` \\(`else: return self.eager_outputs\\(x, aux\\)`\\)")
+  message(FATAL_ERROR "is_scripting note: exit ${rc}\nstdout: ${out}\nstderr: ${err}")
+endif()
+execute_process(COMMAND ${CLI} trace --out-dir ${WORK}/noted ${FIXTURES}/scripting_outputs.pt ${FIXTURES}/seed_module.pt
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(REGEX MATCHALL "tdfx-cli: note: " notes "${err}")
+list(LENGTH notes count)
+if(NOT rc EQUAL 0 OR NOT count EQUAL 1 OR NOT err MATCHES "scripting_outputs.pt: [^\n]*eager_outputs")
+  message(FATAL_ERROR "is_scripting note in --out-dir: exit ${rc}, ${count} notes\nstderr: ${err}")
+endif()
+
 # Errors: a clear message on stderr and a non-zero exit.
 execute_process(COMMAND ${CLI} trace ${FIXTURES}/no-such-model.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0 OR NOT err MATCHES "no-such-model.pt: no such file")

@@ -177,6 +177,21 @@ TEST(TraceCases, ModuleAttributesBesideItsConstants) {
   for (const auto& [name, value] : attributes) EXPECT_TRUE(name != "training" && name[0] != '_') << name;
 }
 
+TEST(TraceCases, TheScriptingSideOfIsScriptingIsSaidWhereFxRunsTheOther) {
+  // torchvision's GoogLeNet form: the else side calls an @torch.jit.unused method the archive
+  // does not hold, so the graph follows the scripting side, and its output node says so.
+  const GraphModule gm = traceFixture("scripting_outputs.pt");
+  const std::string& note = gm.graph().outputNode()->meta().fxDifference;
+  EXPECT_NE(note.find("ScriptingOutputs.forward: torch.fx runs the Python side of `if torch.jit.is_scripting():` "
+                      "(`else: return self.eager_outputs(x, aux)`)"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(note.find('\n'), std::string::npos) << "one function, one line: " << note;
+  EXPECT_NE(gm.code().text.find("return (fc, None)"), std::string::npos) << gm.code().text;
+  // A model without such a branch has no note.
+  EXPECT_TRUE(traceFixture("optional_mask.pt").graph().outputNode()->meta().fxDifference.empty());
+}
+
 TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {
   const GraphModule gm = traceFixture("one_output.pt");
   EXPECT_NE(gm.graphText().find("\n    return linear"), std::string::npos) << gm.graphText();

@@ -139,5 +139,34 @@ TEST(ViewOptions, InputChecksFoldIntoABadgeUnlessAskedFor) {
   EXPECT_TRUE(w.scene()->checkBadge(QStringLiteral("getitem")).isEmpty());
 }
 
+TEST(ViewOptions, TheOutputIsBadgedWhereTheGraphFollowsCodeFxDoesNotRun) {
+  // torchvision's GoogLeNet form: the archive holds only the is_scripting() side of forward's
+  // return, and the output node says so, with an amber "≠ FX" tag and the reason.
+  // The output is drawn as the keys it writes; each carries the tag.
+  const auto outputKeys = [](const ViewGraph& view) {
+    std::vector<const ViewNode*> keys;
+    for (const ViewNode& n : view.nodes)
+      if (n.id.rfind("out:", 0) == 0) keys.push_back(&n);
+    return keys;
+  };
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("scripting_outputs.pt")));
+  const auto keys = outputKeys(w.session()->view);
+  ASSERT_FALSE(keys.empty());
+  for (const ViewNode* key : keys) {
+    EXPECT_NE(key->fxDifference.find("`else: return self.eager_outputs(x, aux)`"), std::string::npos)
+        << key->fxDifference;
+    EXPECT_EQ(w.scene()->checkBadge(QString::fromStdString(key->id)).toStdString(), "\u2260 FX") << key->id;
+  }
+  // A model whose graph is FX's throughout has no such tag.
+  ASSERT_TRUE(openAndWait(w, fixture("optional_mask.pt")));
+  const auto plain = outputKeys(w.session()->view);
+  ASSERT_FALSE(plain.empty());
+  for (const ViewNode* key : plain) {
+    EXPECT_TRUE(key->fxDifference.empty()) << key->id;
+    EXPECT_TRUE(w.scene()->checkBadge(QString::fromStdString(key->id)).isEmpty()) << key->id;
+  }
+}
+
 }  // namespace
 }  // namespace tdfx::ui

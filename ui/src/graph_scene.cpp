@@ -172,6 +172,12 @@ class NodeItem : public QGraphicsItem {
       tip += QObject::tr("\nchecked by %1 (View > Show input checks draws them)").arg(names.join(QStringLiteral(", ")));
       badge_ = node.checkAsserts > 0 ? QStringLiteral("\u2713%1").arg(node.checkAsserts) : QStringLiteral("\u2713");
     }
+    if (!node.fxDifference.empty()) {
+      // The graph follows code torch.fx does not run: an amber "≠ FX" tag, the reason in the tip.
+      tip += QObject::tr("\nnot torch.fx's graph here: %1").arg(QString::fromStdString(node.fxDifference));
+      badge_ = QStringLiteral("\u2260 FX");
+      fxBadge_ = true;
+    }
     setToolTip(plainToolTip(tip));
     setData(0, id_);
   }
@@ -217,11 +223,11 @@ class NodeItem : public QGraphicsItem {
     const QFontMetricsF metrics(font);
     const QSizeF size(metrics.horizontalAdvance(badge_) + 6, metrics.height() + 1);
     const QRectF tag(rect_.right() - size.width() + 4, rect_.top() - size.height() / 2, size.width(), size.height());
-    p->setPen(QPen(QColor("#1E8449"), 1.0));
-    p->setBrush(QColor("#D5F5E3"));
+    p->setPen(QPen(QColor(fxBadge_ ? "#B9770E" : "#1E8449"), 1.0));
+    p->setBrush(QColor(fxBadge_ ? "#FCF3CF" : "#D5F5E3"));
     p->drawRoundedRect(tag, 4, 4);
     p->setFont(font);
-    p->setPen(QColor("#145A32"));
+    p->setPen(QColor(fxBadge_ ? "#7E5109" : "#145A32"));
     p->drawText(tag, Qt::AlignCenter, badge_);
   }
   const QString& badge() const { return badge_; }
@@ -318,7 +324,8 @@ class NodeItem : public QGraphicsItem {
   QRectF rect_;
   std::vector<LayoutResult::RecordField> fields_;
   QFont recordFont_;
-  QString badge_;  ///< "✓2": input checks folded onto the node
+  QString badge_;  ///< "✓2": input checks folded onto the node; "≠ FX": see ViewNode::fxDifference
+  bool fxBadge_ = false;
   QStringList lines_;
   bool highlighted_ = false, hovered_ = false;
   unsigned marks_ = 0;

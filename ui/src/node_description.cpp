@@ -60,6 +60,7 @@ std::string describeNode(const Node& n, const PythonCode& code, const RunOverlay
     s += statsOf(n, p, stats) + "\n";  // computed by the model worker, which holds the tensors
   }
   if (!m.leafReason.empty()) s += "kept whole: " + m.leafReason + "\n";
+  if (!m.fxDifference.empty()) s += "not torch.fx's graph here: " + m.fxDifference + "\n";
   if (!m.sourceFile.empty()) s += "source: " + m.sourceFile + ":" + std::to_string(m.sourceLine) + "\n";
   if (!m.sourceText.empty()) s += "  " + m.sourceText + "\n";
   if (!m.schema.empty()) s += "schema: " + m.schema + "\n";

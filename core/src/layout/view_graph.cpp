@@ -6,6 +6,7 @@
 
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/util/dtype.h"
+#include "tdfx/ir/fx_target.h"
 #include "md5_prefix.h"
 
 namespace tdfx {
@@ -142,7 +143,7 @@ std::string shortLabel(const Node& n) {
     case OpKind::CallMethod: return "." + n.target();
     case OpKind::GetAttr: return n.target();
     case OpKind::CallFunction: {
-      if (n.target() == "operator.getitem" && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
+      if (n.target() == fx_target::kGetItem && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
       return lastPart(n.target());
     }
     default: return n.name();
@@ -299,7 +300,7 @@ std::vector<bool> inputChecks(const Graph& graph) {
     if (n.op() == OpKind::Placeholder || n.op() == OpKind::Output) continue;
     const std::string& schema = n.meta().schema;
     if (schema.find('!') != std::string::npos) continue;  // mutates: never folded
-    if (n.op() == OpKind::CallFunction && n.target() == "torch._assert") {
+    if (fx_target::isCallTo(n, fx_target::kAssert)) {
       check[n.index()] = true;
     } else if (n.users().empty()) {
       check[n.index()] = !schema.empty();
@@ -394,6 +395,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     ViewNode v;
     v.irNodes = {n.name()};
     v.cluster = innermostCluster(chain, "");
+    v.fxDifference = n.meta().fxDifference;
     if (!fx && isKeyRead(n)) {
       v.id = n.name();
       v.kind = ViewNode::Kind::Key;
@@ -455,7 +457,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       for (const Node* n : checkNodes)
         if (reached.count(n) && std::find(guarded.checks.begin(), guarded.checks.end(), n->name()) == guarded.checks.end()) {
           guarded.checks.push_back(n->name());
-          guarded.checkAsserts += n->op() == OpKind::CallFunction && n->target() == "torch._assert";
+          guarded.checkAsserts += fx_target::isCallTo(*n, fx_target::kAssert);
         }
     }
     for (const Node* n : checkNodes) view.foldedChecks.push_back(n->name());
@@ -499,6 +501,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       k.lines = {keyToString(traced.outKeys[i])};
       k.shape = "ellipse";
       k.fillColor = kKeyWriteColor;
+      if (output) k.fxDifference = output->meta().fxDifference;  // the output is drawn as its keys
       const Node* producer = values.size() == traced.outKeys.size() ? values[i] : (values.empty() ? nullptr : values[0]);
       if (producer && !viewId[producer->index()].empty()) {
         std::string label;

@@ -10,6 +10,7 @@
 #include <torch/csrc/jit/runtime/operator.h>
 
 #include "tdfx/error.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx::runtime {
 
@@ -254,7 +255,7 @@ jit::Value* CallEmitter::emitResolved(const Node& node) {
     auto method = self->attr(loc, function_, target);
     return method->call(loc, function_, positional(node, 1), keywords(node), 1)->asValue(loc, function_);
   }
-  if (target == "builtins.getattr") {
+  if (target == fx_target::kGetAttr) {
     if (node.args().size() != 2 || !node.kwargs().empty()) throw RuntimeError("getattr takes an object and a name");
     auto object = std::make_shared<jit::SimpleValue>(value(node.args()[0]));
     return object->attr(loc, function_, stringArgument(node, 1))->asValue(loc, function_);

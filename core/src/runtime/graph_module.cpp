@@ -9,6 +9,7 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/runtime/torchscript_export.h"
+#include "tdfx/ir/fx_target.h"
 #include "node_functions.h"
 #include "pass_state.h"
 #include "random_state.h"
@@ -72,7 +73,7 @@ void GraphModule::recompile() {
   std::vector<NestedKey> reads;
   bool ambiguous = false;
   for (const auto& n : nodes) {
-    if (!tensordict_ || n->op() != OpKind::CallFunction || n->target() != "operator.getitem" || n->args().size() != 2 ||
+    if (!tensordict_ || !fx_target::isCallTo(*n, fx_target::kGetItem) || n->args().size() != 2 ||
         !n->args()[0].isNode() || n->args()[0].node() != tensordict_)
       continue;
     try {

@@ -8,6 +8,7 @@
 
 #include "tdfx/error.h"
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx::runtime {
 
@@ -118,8 +119,8 @@ jit::Value* NodeEmitter::emit(const Node& node) {
     case OpKind::CallModule: return callModule(node);
     case OpKind::Output: return output(node);
     case OpKind::CallFunction:
-      if (node.target() == "operator.getitem" && node.args().size() == 2) return subscript(node);
-      if (node.target() == "torch._assert") {
+      if (node.target() == fx_target::kGetItem && node.args().size() == 2) return subscript(node);
+      if (node.target() == fx_target::kAssert) {
         assertion(node);
         return nullptr;
       }

@@ -21,6 +21,7 @@
 #include "value_comparison.h"
 #include "tdfx/error.h"
 #include "tdfx/util/dtype.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx {
 namespace {
@@ -77,7 +78,7 @@ std::optional<Divergence> findDivergence(const TensorDictModuleBase& eager, cons
 bool yieldsValue(const Node& node, bool readsTensorDict) {
   if (node.op() == OpKind::Output) return false;
   if (node.op() == OpKind::Placeholder && readsTensorDict && node.index() == 0) return false;
-  return !(node.op() == OpKind::CallFunction && node.target() == "torch._assert");
+  return !fx_target::isCallTo(node, fx_target::kAssert);
 }
 
 // Compares the nodes whose fingerprints differed in full: the eager values recorded once more, in

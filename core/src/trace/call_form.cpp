@@ -6,6 +6,7 @@
 
 #include "fx_tables.h"
 #include "tdfx/util/python_repr.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx::trace {
 namespace {
@@ -431,7 +432,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         if (inputs.size() == 1 && ((ns == "prim" && name == e->text) || (name == "size" && e->text == "shape") ||
                                    (name == "dim" && e->text == "ndim"))) {
           CallForm form;
-          form.target = "builtins.getattr";
+          form.target = fx_target::kGetAttr;
           form.args = {inputs[0], Argument(e->text)};
           return form;
         }
@@ -450,7 +451,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         // Indexing a list or tuple (tensor subscripts are folded by expression groups).
         if (inputs.size() == 2 && (name == "__getitem__" || node.kind() == c10::prim::TupleIndex)) {
           CallForm form;
-          form.target = "operator.getitem";
+          form.target = fx_target::kGetItem;
           form.args = {inputs[0], inputs[1]};
           return form;
         }
@@ -470,7 +471,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
   // is prim::dtype(x), its range dropped): Python read an attribute, which FX records as
   // builtins.getattr(x, 'dtype').
   if (ns == "prim" && inputs.size() == 1 && isTensorProperty(name)) {
-    form.target = "builtins.getattr";
+    form.target = fx_target::kGetAttr;
     form.args = {inputs[0], Argument(name)};
     return form;
   }

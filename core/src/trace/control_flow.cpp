@@ -1,5 +1,6 @@
 // The parts of ModuleTracer that flatten TorchScript structure: if / loop, tuples and lists.
 #include "module_tracer.h"
+#include "tdfx/ir/fx_target.h"
 
 #include <algorithm>
 #include <functional>
@@ -64,6 +65,11 @@ SymValue itemOf(const SymValue& composite, size_t i) {
   item.arg = (*composite.arg.items())[i];
   item.input = composite.input.items[i];
   if (item.input.kind == ValueParts::Kind::Constant) item.constant = item.input.constant;
+  if (item.input.kind == ValueParts::Kind::PendingField && item.input.field) {
+    // A field the list held before any recorded operation used it: still pending, or its node.
+    if (item.input.field->node) return SymValue::ofNode(item.input.field->node);
+    item.pendingField = item.input.field;
+  }
   return item;
 }
 
@@ -106,7 +112,7 @@ void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
       return it->second.constant->toStringRef();
     };
     const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock, known);
-    Node* check = graph_.createNode(OpKind::CallFunction, "torch._assert", {ok, Argument(message)});
+    Node* check = graph_.createNode(OpKind::CallFunction, fx_target::kAssert, {ok, Argument(message)});
     describeSource(node, frame, check->meta());
     return;
   }
@@ -344,6 +350,22 @@ std::vector<size_t> slicePositions(int64_t n, std::optional<int64_t> start, std:
   return out;
 }
 }  // namespace
+
+bool ModuleTracer::isPythonContainerOperation(jit::Node* node, const Frame& frame) const {
+  const auto kind = node->kind();
+  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct || kind == c10::prim::ListUnpack ||
+      kind == c10::prim::TupleUnpack || kind == c10::prim::TupleIndex || kind == c10::prim::Loop)
+    return true;
+  static const c10::Symbol listOperations[] = {
+      c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
+      c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::reverse"), c10::aten::add,
+      c10::aten::slice, c10::aten::__getitem__, c10::aten::len};
+  if (std::find(std::begin(listOperations), std::end(listOperations), kind) == std::end(listOperations) ||
+      node->inputs().empty())
+    return false;
+  const auto it = frame.env.find(node->input(0));
+  return it != frame.env.end() && isComposite(it->second);
+}
 
 bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
   // Lists built in the code (`features.append(x)` in DenseNet) are tracked item by item, so the

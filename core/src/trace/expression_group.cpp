@@ -7,6 +7,7 @@
 
 #include "fx_tables.h"
 #include "module_tracer.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx::trace {
 
@@ -155,7 +156,7 @@ std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*
   }
   if (next != group.size()) return std::nullopt;
   CallForm form;
-  form.target = "operator.getitem";
+  form.target = fx_target::kGetItem;
   form.args = {frame.get(group.front()->input(0)).arg,
                index.kind == py::Expr::Kind::Tuple ? Argument(ArgumentTuple{parts}) : parts.front()};
   return form;
@@ -201,7 +202,7 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
     // TorchScript compiles the tensor properties (`x.shape`, `x.ndim`, `x.T`, `x.mH`) to builtins
     // `def shape(a : Tensor)` inlined: FX records the attribute read, builtins.getattr(x, 'shape').
     CallForm form;
-    form.target = "builtins.getattr";
+    form.target = fx_target::kGetAttr;
     form.args = {frame.get(group[0]->input(0)).arg, Argument(name)};
     return form;
   }

@@ -15,6 +15,7 @@
 #include "call_form.h"
 #include "fx_tables.h"
 #include "tdfx/error.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx::trace {
 
@@ -42,7 +43,9 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
 SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
   SymValue s;
   s.arg = Argument("<field " + field + ">");
-  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr});
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false});
+  s.input.kind = ValueParts::Kind::PendingField;
+  s.input.field = s.pendingField;
   return s;
 }
 
@@ -218,7 +221,10 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
-  if (fn) frame.deadReads = deadReads(*fn, g);
+  if (fn) {
+    frame.deadReads = deadReads(*fn, g);
+    noteScriptingBranch(*fn);
+  }
   struct ActiveFrame {
     std::vector<Frame*>& frames;
     ~ActiveFrame() { frames.pop_back(); }
@@ -288,11 +294,11 @@ py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta
 Node* ModuleTracer::createGetItem(Node* container, int64_t index, const std::string& field) {
   Node* item = nullptr;
   if (field.empty()) {
-    item = graph_.createNode(OpKind::CallFunction, "operator.getitem", {Argument(container), Argument(index)});
+    item = graph_.createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(container), Argument(index)});
   } else {
     // A named tuple's field read by name (`x.max(1).values`): FX records the attribute read,
     // builtins.getattr(max_1, 'values'), where the code reads it.
-    item = graph_.createNode(OpKind::CallFunction, "builtins.getattr", {Argument(container), Argument(field)});
+    item = graph_.createNode(OpKind::CallFunction, fx_target::kGetAttr, {Argument(container), Argument(field)});
   }
   item->meta().modulePath = container->meta().modulePath;
   item->meta().moduleType = container->meta().moduleType;
@@ -535,7 +541,7 @@ void ModuleTracer::applyConcreteLeftOperand(CallForm& form) const {
   const Argument& right = form.args[1];
   if (!left.isNode() || !concreteTensorNodes_.count(left.node())) return;
   if (!right.isNode() || concreteTensorNodes_.count(right.node())) return;
-  if (form.target == "operator.getitem") {
+  if (form.target == fx_target::kGetItem) {
     // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple.
     form.op = OpKind::CallMethod;
     form.target = "__getitem__";
@@ -567,8 +573,15 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     auto it = frame.env.find(node->input(0));
     if (it != frame.env.end() && it->second.pendingField && !it->second.pendingField->node) return;
   }
+  const bool containerOperation = isPythonContainerOperation(node, frame);
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
+    if (it != frame.env.end() && containerOperation && it->second.pendingField) continue;
+    if (it != frame.env.end() && !containerOperation && it->second.arg.items() &&
+        (it->second.input.kind == ValueParts::Kind::List || it->second.input.kind == ValueParts::Kind::Tuple)) {
+      if (materializeParts(it->second.input, it->second.arg)) shareListChange(it->second);
+      continue;
+    }
     if (it != frame.env.end() && it->second.pendingField && it->second.pendingField->perRead &&
         !it->second.pendingField->node) {
       const py::ExprPtr written = writtenExpression(node).second;
@@ -599,6 +612,26 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     it->second = SymValue::ofNode(attribute);
     if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{path_, in};
   }
+}
+
+bool ModuleTracer::materializeParts(ValueParts& parts, Argument& arg) {
+  std::vector<Argument>* items = nullptr;
+  if (auto* list = std::get_if<ArgumentList>(&arg.value)) items = &list->items;
+  if (auto* tuple = std::get_if<ArgumentTuple>(&arg.value)) items = &tuple->items;
+  if (!items || items->size() != parts.items.size()) return false;
+  bool made = false;
+  for (size_t i = 0; i < parts.items.size(); ++i) {
+    ValueParts& part = parts.items[i];
+    if (part.kind == ValueParts::Kind::PendingField && part.field) {
+      Node* n = materializeField(part.field);
+      part = ValueParts::ofNode(n);
+      (*items)[i] = Argument(n);
+      made = true;
+    } else if (part.kind == ValueParts::Kind::List || part.kind == ValueParts::Kind::Tuple) {
+      made = materializeParts(part, (*items)[i]) || made;
+    }
+  }
+  return made;
 }
 
 Node* ModuleTracer::materializeField(const std::shared_ptr<SymValue::PendingField>& field) {

@@ -17,14 +17,33 @@
 
 namespace tdfx::trace {
 
+/// A named tuple's field read by name (`x.max(1).values`), or a tensor property (`x.dtype`), not
+/// yet in the graph: FX's Attribute proxy makes its getattr node where the value is first used
+/// by a recorded operation, and only once (shared by copies, and by the lists that hold it).
+struct PendingField {
+  Node* container = nullptr;
+  std::string field;
+  int64_t index = 0;
+  Node* node = nullptr;  ///< the getattr node, once made
+  size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
+  /// The container is itself a field not yet in the graph (`sort.values.dtype`); made first.
+  std::shared_ptr<PendingField> containerField;
+  /// A field of a named tuple kept in a variable (`top = x.topk(2)`, then `top.values`): every
+  /// read by name is its own Attribute proxy in FX, so an operation that reads `top.values`
+  /// gets a getattr node of its own (a read bound to a name first, `v = top.values`, is shared).
+  bool perRead = false;
+};
+
 /// How a value is built, for the tracer's own bookkeeping of lists and tuples (their items'
 /// structure survives `append`, unpacking and `len`): a constant, the value of a node, or a list or
 /// tuple of parts. `node` is non-owning and points into the graph being built.
 struct ValueParts {
-  enum class Kind { Constant, NodeValue, List, Tuple };
+  /// PendingField: an item of a Python list or tuple that is a field not yet in the graph (`field`).
+  enum class Kind { Constant, NodeValue, List, Tuple, PendingField };
   Kind kind = Kind::Constant;
   c10::IValue constant;
   Node* node = nullptr;
+  std::shared_ptr<PendingField> field;
   c10::TypePtr elementType;  ///< element type of a List
   std::vector<ValueParts> items;
   /// A List's identity: Python passes lists by reference, so a list changed in a called function
@@ -64,21 +83,8 @@ struct SymValue {
   /// where a recorded operation uses one (torch.fx's create_arg). `constant` holds the tensor.
   bool pendingTensor = false;
   std::string tensorTarget;  ///< its get_attr target: the attribute's path, or "" for `_tensor_constantN`
-  /// A named tuple's field read by name (`x.max(1).values`), not yet in the graph: FX's Attribute
-  /// proxy makes its getattr node where the value is first used, and only once (shared by copies).
-  struct PendingField {
-    Node* container = nullptr;
-    std::string field;
-    int64_t index = 0;
-    Node* node = nullptr;  ///< the getattr node, once made
-    size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
-    /// The container is itself a field not yet in the graph (`sort.values.dtype`); made first.
-    std::shared_ptr<PendingField> containerField;
-    /// A field of a named tuple kept in a variable (`top = x.topk(2)`, then `top.values`): every
-    /// read by name is its own Attribute proxy in FX, so an operation that reads `top.values`
-    /// gets a getattr node of its own (a read bound to a name first, `v = top.values`, is shared).
-    bool perRead = false;
-  };
+  /// A field not yet in the graph (see trace::PendingField); `input` is then its PendingField part.
+  using PendingField = trace::PendingField;
   std::shared_ptr<PendingField> pendingField;
 
   static SymValue ofPendingField(Node* container, int64_t index, std::string field);
@@ -92,6 +98,15 @@ struct SymValue {
 /// The expression of the `return` in the else branch of a function whose body is
 /// `if torch.jit.is_scripting(): ... else: return EXPR` and nothing more; nullopt otherwise.
 std::optional<std::string> scriptingElseReturn(const std::string& source);
+
+/// A branch on `torch.jit.is_scripting()` in a function's source: TorchScript compiles one side
+/// (the archive holds only that one), torch.fx runs the other.
+struct ScriptingBranch {
+  std::string test;        ///< `if torch.jit.is_scripting():` as written
+  std::string pythonSide;  ///< the first statement of the side Python runs, as written
+};
+/// The first such branch in `source`; nullopt when there is none.
+std::optional<ScriptingBranch> scriptingBranch(const std::string& source);
 
 /// Qualified Python name of a TorchScript class: "torch.nn.modules.linear.Linear"
 /// (without "__torch__." and the "___torch_mangle_N" parts TorchScript adds).
@@ -146,6 +161,10 @@ class ModuleTracer {
   /// The user's source of `fn` (its `def` and body); empty when the archive has no debug info.
   std::string functionSource(const torch::jit::Function& fn) const;
 
+  /// Where the printed graph follows code that torch.fx does not run (the TorchScript side of a
+  /// branch on `torch.jit.is_scripting()`), one line per function; empty when nowhere.
+  const std::vector<std::string>& fxDifferences() const { return fxDifferences_; }
+
   /// Type of every module whose code was inlined or kept as a leaf, by path.
   const std::map<std::string, std::string>& moduleTypes() const { return moduleTypes_; }
   /// The tensors behind `_tensor_constantN` get_attr nodes (computed while tracing), by target.
@@ -181,6 +200,10 @@ class ModuleTracer {
   /// The dead statements of `fn` (whose graph is `g`), found once per function.
   const std::vector<DeadRead>& deadReads(const torch::jit::Function& fn, torch::jit::Graph& g);
   std::unordered_map<const torch::jit::Function*, std::vector<DeadRead>> deadReadsOf_;
+  /// Notes the TorchScript side of an is_scripting() branch in `fn`, once per function.
+  void noteScriptingBranch(const torch::jit::Function& fn);
+  std::unordered_set<const torch::jit::Function*> scriptingNoted_;
+  std::vector<std::string> fxDifferences_;
   /// Records the dead statements that stand before `node` in the source (all left: null).
   void recordDeadReadsBefore(torch::jit::Node* node, Frame& frame);
   /// `fn`: the function whose graph `g` is (its source is read for dead statements; may be null).
@@ -199,6 +222,13 @@ class ModuleTracer {
   /// Puts the pending tensors among `node`'s inputs into the graph (get_attr nodes), unless the
   /// node is computed while tracing.
   void materializeInputs(torch::jit::Node* node, Frame& frame);
+  /// Whether `node` is a Python list or tuple operation (building, changing, indexing, unpacking,
+  /// a loop carrying values): Python runs it while FX traces, so the fields its lists hold stay
+  /// pending, to be made where a recorded operation first uses them.
+  bool isPythonContainerOperation(torch::jit::Node* node, const Frame& frame) const;
+  /// Puts the pending fields held in a list or tuple into the graph (their getattr nodes); true
+  /// when there were any.
+  bool materializeParts(ValueParts& parts, Argument& arg);
   /// The getattr / getitem node of a pending field, made now if it is not yet (its container first).
   Node* materializeField(const std::shared_ptr<SymValue::PendingField>& field);
   bool foldable(torch::jit::Node* node, const Frame& frame) const;

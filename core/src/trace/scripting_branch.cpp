@@ -10,6 +10,7 @@
 //             return F.linear(input, self.weight.to(dtype=input.dtype), bias=bias)
 //         else:
 //             return F.linear(input, self.weight, self.bias)
+#include <algorithm>
 #include <sstream>
 
 #include "fx_tables.h"
@@ -56,6 +57,33 @@ std::optional<std::string> scriptingElseReturn(const std::string& source) {
   const std::string ret = stripped(lines[j + 1]);
   if (ret.rfind("return ", 0) != 0) return std::nullopt;
   return ret.substr(7);
+}
+
+std::optional<ScriptingBranch> scriptingBranch(const std::string& source) {
+  std::vector<std::string> lines;
+  std::istringstream in(source);
+  for (std::string line; std::getline(in, line);)
+    if (!stripped(line).empty()) lines.push_back(line);
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string test = stripped(lines[i]);
+    const bool positive = test == "if torch.jit.is_scripting():" || test == "if is_scripting():";
+    const bool negative = test == "if not torch.jit.is_scripting():" || test == "if not is_scripting():";
+    if (!positive && !negative) continue;
+    const size_t indent = indentOf(lines[i]);
+    size_t j = i + 1;
+    while (j < lines.size() && indentOf(lines[j]) > indent) ++j;
+    const bool hasElse = j < lines.size() && indentOf(lines[j]) == indent && stripped(lines[j]) == "else:";
+    ScriptingBranch branch{test, ""};
+    if (negative) {
+      branch.pythonSide = stripped(lines[i + 1]);
+    } else if (hasElse && j + 1 < lines.size() && indentOf(lines[j + 1]) > indent) {
+      branch.pythonSide = "else: " + stripped(lines[j + 1]);
+    } else {
+      branch.pythonSide = "the block is skipped";
+    }
+    return branch;
+  }
+  return std::nullopt;
 }
 
 Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const ModuleRef& target,
@@ -126,6 +154,21 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
   fx->meta().sourceText = *text;
   fx->meta().schema = callable->aten;
   return fx;
+}
+
+void ModuleTracer::noteScriptingBranch(const jit::Function& fn) {
+  if (!scriptingNoted_.insert(&fn).second) return;
+  const std::string source = functionSource(fn);
+  if (source.find("is_scripting()") == std::string::npos) return;
+  const auto branch = scriptingBranch(source);
+  if (!branch) return;
+  std::string note = pythonQualifiedName(fn.qualname().qualifiedName()) + ": torch.fx runs the Python side of `" +
+                     branch->test + "` (" +
+                     (branch->pythonSide == "the block is skipped" ? branch->pythonSide : "`" + branch->pythonSide + "`") +
+                     "); the archive holds only the TorchScript side, "
+                     "which this graph follows";
+  if (std::find(fxDifferences_.begin(), fxDifferences_.end(), note) == fxDifferences_.end())
+    fxDifferences_.push_back(std::move(note));
 }
 
 }  // namespace tdfx::trace

@@ -7,6 +7,7 @@
 #include "module_tracer.h"
 #include "python_expr.h"
 #include "tdfx/error.h"
+#include "tdfx/ir/fx_target.h"
 
 namespace tdfx {
 namespace {
@@ -25,13 +26,13 @@ Argument keyArgument(const NestedKey& key) {
 }
 
 Node* createKeyRead(Graph& graph, Node* placeholder, const NestedKey& key) {
-  Node* read = graph.createNode(OpKind::CallFunction, "operator.getitem", {Argument(placeholder), keyArgument(key)});
+  Node* read = graph.createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(placeholder), keyArgument(key)});
   read->meta().tensordictKey = key;
   return read;
 }
 
 bool isKeyRead(const Node& node) {
-  return node.op() == OpKind::CallFunction && node.target() == "operator.getitem" && !node.args().empty() &&
+  return fx_target::isCallTo(node, fx_target::kGetItem) && !node.args().empty() &&
          node.args()[0].isNode() && node.args()[0].node()->op() == OpKind::Placeholder;
 }
 
@@ -153,6 +154,8 @@ TracedGraph traceModule(const TensorDictModule& module) {
   if (!result.arg.refersToNodes() && !items && !module.isPlain())
     throw TraceError(where + " returns a constant, not a tensor; out_keys: " + keysToString(module.outKeys()));
   Node* output = graph->createNode(OpKind::Output, "output", {result.arg});
+  for (const std::string& note : tracer.fxDifferences())
+    output->meta().fxDifference += (output->meta().fxDifference.empty() ? "" : "\n") + note;
   if (annotatedReturn)
     output->setType(fxTypeRepr(module.module().get_method("forward").function().getSchema().returns()[0].type()));
   TracedGraph traced{graph, module.outKeys(), {}, {{"", module.inKeys(), module.outKeys()}}, tracer.moduleTypes(),
@@ -200,6 +203,8 @@ class SequentialMerger {
       }
       if (node.op() == OpKind::Output) {
         recordOutputs(node, outKeys, env);
+        if (!node.meta().fxDifference.empty())
+          fxDifference_ += (fxDifference_.empty() ? "" : "\n") + node.meta().fxDifference;
         const std::string scopePrefix = std::to_string(index) + ".module";
         scopeTypes_.emplace(scopePrefix, sub.modules.size() > 1 ? "TensorDictSequential" : "TensorDictModule");
         for (const auto& [path, type] : sub.scopeTypes) scopeTypes_.emplace(scopePrefix + "." + path, type);
@@ -237,7 +242,8 @@ class SequentialMerger {
       if (it == written_.end()) throw TraceError("selected out key " + keyRepr(key) + " is never written");
       result.items.emplace_back(it->second);
     }
-    graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
+    Node* output = graph_->createNode(OpKind::Output, "output", {Argument(std::move(result))});
+    output->meta().fxDifference = fxDifference_;
     return TracedGraph{graph_, keys, writes_, modules_, scopeTypes_, moduleRoots_, tensorConstants_, true};
   }
 
@@ -260,7 +266,7 @@ class SequentialMerger {
       } else {
         // The module returned one tuple-valued node: split it per key.
         for (size_t i = 0; i < keys.size(); ++i)
-          values.push_back(graph_->createNode(OpKind::CallFunction, "operator.getitem", {Argument(v), Argument(int64_t(i))}));
+          values.push_back(graph_->createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(v), Argument(int64_t(i))}));
       }
     } else if (const auto* items = value.items()) {
       // Outputs past the keys are not written (tensordict zips out_keys with the outputs).
@@ -291,6 +297,7 @@ class SequentialMerger {
   }
 
   std::shared_ptr<Graph> graph_;
+  std::string fxDifference_;  // the children's, joined (their output nodes are not copied)
   Node* placeholder_;
   std::map<NestedKey, Node*> reads_;
   std::map<NestedKey, Node*> written_;

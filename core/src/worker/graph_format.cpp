@@ -85,6 +85,7 @@ json metaJson(const NodeMeta& m) {
   if (!m.schema.empty()) j["schema"] = m.schema;
   if (m.tensordictKey) j["tensordict_key"] = keyJson(*m.tensordictKey);
   if (!m.leafReason.empty()) j["leaf_reason"] = m.leafReason;
+  if (!m.fxDifference.empty()) j["fx_difference"] = m.fxDifference;
   if (m.random) j["random"] = true;
   if (!m.outputs.empty()) {
     json outs = json::array();
@@ -148,6 +149,7 @@ NodeMeta metaFromJson(const json& j, const std::string& where) {
   m.schema = Reader::optionalString(j, "schema", where);
   if (j.contains("tensordict_key")) m.tensordictKey = Reader::key(j.at("tensordict_key"), where + ".tensordict_key");
   m.leafReason = Reader::optionalString(j, "leaf_reason", where);
+  m.fxDifference = Reader::optionalString(j, "fx_difference", where);
   m.random = j.value("random", false);
   if (j.contains("outputs")) {
     const json& outs = j.at("outputs");

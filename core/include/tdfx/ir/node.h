@@ -86,6 +86,10 @@ struct NodeMeta {
   /// Why a submodule that FX would trace through was kept as one call_module node
   /// (e.g. control flow that depends on tensor data); empty otherwise.
   std::string leafReason;
+  /// The output node: where the printed graph knowingly follows code that torch.fx does not run
+  /// (the TorchScript side of a branch on `torch.jit.is_scripting()` whose Python side the archive
+  /// does not hold), one line each; empty when it is FX's graph throughout.
+  std::string fxDifference;
   /// The node draws random numbers (TorchScript marks its operator nondeterministic: rand_like,
   /// dropout, bernoulli, ...); verify names such nodes when outputs differ.
   bool random = false;

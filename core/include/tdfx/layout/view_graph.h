@@ -83,6 +83,8 @@ struct ViewNode {
   std::string scope;                 ///< Collapsed: the scope path
   std::vector<std::string> checks;   ///< IR nodes of the input checks folded onto this node (its badge)
   int checkAsserts = 0;              ///< how many of `checks` are torch._assert calls
+  /// The output node: where the graph follows code torch.fx does not run (NodeMeta::fxDifference).
+  std::string fxDifference;
   double fixedWidth = 0, fixedHeight = 0;  ///< points; when set, used instead of measured text
 };
 

@@ -1,0 +1,152 @@
+// The part of ModuleTracer for values FX holds outside the graph until a recorded operation uses
+// them: buffers and plain tensors (a get_attr per use; on the left of an operator, Tensor's
+// method), and lazy attribute proxies (a named tuple's field, a tensor property), also while a
+// Python list holds them.
+#include <algorithm>
+
+#include "module_tracer.h"
+#include "tdfx/ir/fx_target.h"
+
+namespace tdfx::trace {
+
+namespace jit = torch::jit;
+
+Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tensor& t, Frame& frame, jit::Node* source,
+                                    bool shared) {
+  if (shared) {
+    if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
+  }
+  const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
+  Node* fx = graph_.createNode(OpKind::GetAttr, target);
+  if (attribute.empty()) tensorConstantValues_[target] = t;
+  describeSource(source, frame, fx->meta());
+  if (shared) attrNodes_.emplace(attribute, fx);
+  else concreteTensorNodes_.insert(fx);
+  return fx;
+}
+
+void ModuleTracer::restorePendingTensors(Frame& frame) {
+  for (auto& m : frame.materialized) {
+    const bool alive = m.index < graph_.size() && graph_.nodes()[m.index].get() == m.node;
+    auto it = frame.env.find(m.value);
+    if (it == frame.env.end()) continue;
+    // Still unused (made ahead of the operation that reads it): the next use takes this node.
+    if (alive && m.node->users().empty() && it->second.arg.isNode() && it->second.arg.node() == m.node) continue;
+    if (!alive || (it->second.arg.isNode() && it->second.arg.node() == m.node)) it->second = std::move(m.pending);
+  }
+  frame.materialized.clear();
+}
+
+std::string ModuleTracer::concreteLeftMethod(const std::string& operatorTarget) {
+  // What torch.Tensor's binary slots hand to __torch_function__ (checked against torch.fx 1.13:
+  // `c / x` records `c.div(x)`, `c // x` `c.__floordiv__(x)`, `c % x` `c.remainder(x)`).
+  static const std::map<std::string, std::string> methods = {
+      {"add", "add"},   {"sub", "sub"},       {"mul", "mul"},        {"truediv", "div"},    {"floordiv", "__floordiv__"},
+      {"pow", "pow"},   {"eq", "eq"},         {"ne", "ne"},          {"lt", "lt"},          {"le", "le"},
+      {"gt", "gt"},     {"ge", "ge"},         {"matmul", "matmul"},  {"mod", "remainder"},  {"and_", "__and__"},
+      {"or_", "__or__"}, {"xor", "__xor__"},  {"lshift", "__lshift__"}, {"rshift", "__rshift__"}};
+  if (operatorTarget.rfind("operator.", 0) != 0) return "";
+  auto it = methods.find(operatorTarget.substr(9));
+  return it == methods.end() ? "" : it->second;
+}
+
+void ModuleTracer::applyConcreteLeftOperand(CallForm& form) const {
+  if (form.op != OpKind::CallFunction || form.args.size() != 2 || !form.kwargs.empty()) return;
+  const Argument& left = form.args[0];
+  const Argument& right = form.args[1];
+  if (!left.isNode() || !concreteTensorNodes_.count(left.node())) return;
+  if (!right.isNode() || concreteTensorNodes_.count(right.node())) return;
+  if (form.target == fx_target::kGetItem) {
+    // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple.
+    form.op = OpKind::CallMethod;
+    form.target = "__getitem__";
+    form.args = {left, Argument(ArgumentTuple{{right}})};
+    return;
+  }
+  const std::string method = concreteLeftMethod(form.target);
+  if (method.empty()) return;
+  form.op = OpKind::CallMethod;
+  form.target = method;
+}
+
+
+void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
+  if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame)) return;
+  // A property read of a field not yet in the graph (`v.dtype` of `v = x.max(1).values`) is a
+  // field of that field: both are made where the property is first used (convertOperator).
+  if (node->kind().is_prim() && node->inputs().size() == 1 && isTensorProperty(node->kind().toUnqualString())) {
+    auto it = frame.env.find(node->input(0));
+    if (it != frame.env.end() && it->second.pendingField && !it->second.pendingField->node) return;
+  }
+  const bool containerOperation = isPythonContainerOperation(node, frame);
+  for (const jit::Value* in : node->inputs()) {
+    auto it = frame.env.find(in);
+    if (it != frame.env.end() && containerOperation && it->second.pendingField) continue;
+    if (it != frame.env.end() && !containerOperation && it->second.arg.items() &&
+        (it->second.input.kind == ValueParts::Kind::List || it->second.input.kind == ValueParts::Kind::Tuple)) {
+      if (materializeParts(it->second.input, it->second.arg)) shareListChange(it->second);
+      continue;
+    }
+    if (it != frame.env.end() && it->second.pendingField && it->second.pendingField->perRead &&
+        !it->second.pendingField->node) {
+      const py::ExprPtr written = writtenExpression(node).second;
+      if (written && py::operandReadsField(*written, it->second.pendingField->field)) {
+        // This operation reads the field by name itself: a getattr node of its own; the value
+        // stays pending for the next read (restorePendingTensors).
+        auto read = std::make_shared<SymValue::PendingField>(*it->second.pendingField);
+        Node* made = materializeField(read);
+        if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{path_, in};
+        frame.materialized.push_back({in, it->second, made, made->index()});
+        it->second = SymValue::ofNode(made);
+        continue;
+      }
+    }
+    if (it != frame.env.end() && it->second.pendingField) {
+      const std::shared_ptr<SymValue::PendingField> field = it->second.pendingField;
+      materializeField(field);
+      it->second = SymValue::ofNode(field->node);
+      if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{path_, in};
+      continue;
+    }
+    if (it == frame.env.end() || !it->second.pendingTensor) continue;
+    const at::Tensor t = it->second.constant->toTensor();
+    Node* attribute = tensorAttribute(it->second.tensorTarget, t, frame, node, false);
+    SymValue pending = it->second;
+    pending.tensorTarget = attribute->target();  // a computed constant keeps its `_tensor_constantN`
+    frame.materialized.push_back({in, std::move(pending), attribute, attribute->index()});
+    it->second = SymValue::ofNode(attribute);
+    if (!attribute->meta().eagerValue) attribute->meta().eagerValue = EagerValueRef{path_, in};
+  }
+}
+
+bool ModuleTracer::materializeParts(ValueParts& parts, Argument& arg) {
+  std::vector<Argument>* items = nullptr;
+  if (auto* list = std::get_if<ArgumentList>(&arg.value)) items = &list->items;
+  if (auto* tuple = std::get_if<ArgumentTuple>(&arg.value)) items = &tuple->items;
+  if (!items || items->size() != parts.items.size()) return false;
+  bool made = false;
+  for (size_t i = 0; i < parts.items.size(); ++i) {
+    ValueParts& part = parts.items[i];
+    if (part.kind == ValueParts::Kind::PendingField && part.field) {
+      Node* n = materializeField(part.field);
+      part = ValueParts::ofNode(n);
+      (*items)[i] = Argument(n);
+      made = true;
+    } else if (part.kind == ValueParts::Kind::List || part.kind == ValueParts::Kind::Tuple) {
+      made = materializeParts(part, (*items)[i]) || made;
+    }
+  }
+  return made;
+}
+
+Node* ModuleTracer::materializeField(const std::shared_ptr<SymValue::PendingField>& field) {
+  if (!field->node) {
+    Node* container = field->containerField ? materializeField(field->containerField) : field->container;
+    field->node = createGetItem(container, field->index, field->field);
+    field->nodeIndex = field->node->index();
+    madeFields_.push_back(field);
+  }
+  return field->node;
+}
+
+}  // namespace tdfx::trace

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -132,6 +133,44 @@ class _Spinner:
                 self.handle.update({"text/plain": ""}, raw=True)
             except Exception:  # noqa: BLE001
                 pass
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    """Writes `data` to `path` as tdfx-cli's exports do: into a new temporary file beside it (created
+    exclusively, so a link planted at any name is never written through), then renamed over
+    `path`. An existing regular file keeps its mode; a new file gets the umask's."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        existing = os.stat(path)
+        mode = stat.S_IMODE(existing.st_mode) if stat.S_ISREG(existing.st_mode) else 0o666 & ~_umask()
+    except OSError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=".tdfx-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            os.fchmod(f.fileno(), mode)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it (os.umask would, for every thread)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
 
 
 def _cli(args: Sequence[str], what: str, ok: Tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
@@ -272,10 +311,7 @@ class Drawing:
         Returns the path."""
         out = os.fspath(path)
         if out.lower().endswith(".svg"):
-            tmp = out + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(self.svg)
-            os.replace(tmp, out)
+            _write_atomically(out, self.svg.encode("utf-8"))
         else:
             _cli(["export", self._path, "-o", out, *self._options], "tdfx: drawing")
         return out

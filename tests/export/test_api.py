@@ -109,6 +109,37 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(tdfx.TdfxError, "style must be 'tdfx' or 'fx'"):
             tdfx.draw(self.path, style="dot")
 
+    def test_save_never_writes_through_a_link_and_keeps_the_mode(self):
+        # Issue 35, finding 2: save opened `x.svg.tmp` with open(..., "w"): a link planted at that
+        # name had the SVG written through it (its target overwritten), then was renamed to x.svg,
+        # and a 0600 x.svg became 0644.
+        d = tdfx.draw(self.module, example_inputs=INPUTS)
+        with tempfile.TemporaryDirectory() as out:
+            victim = os.path.join(out, "victim.txt")
+            with open(victim, "w") as f:
+                f.write("precious")
+            target = os.path.join(out, "x.svg")
+            os.symlink(victim, target + ".tmp")
+            with open(target, "w") as f:
+                f.write("old")
+            os.chmod(target, 0o600)
+            d.save(target)
+            with open(victim) as f:
+                self.assertEqual(f.read(), "precious")
+            self.assertTrue(os.path.islink(target + ".tmp"))  # left alone, not renamed
+            self.assertFalse(os.path.islink(target))
+            self.assertEqual(ET.parse(target).getroot().tag, "{http://www.w3.org/2000/svg}svg")
+            self.assertEqual(os.stat(target).st_mode & 0o777, 0o600)
+            # A new file follows the umask; no temporary file is left.
+            fresh = os.path.join(out, "fresh.svg")
+            old = os.umask(0o027)
+            try:
+                d.save(fresh)
+            finally:
+                os.umask(old)
+            self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o640)
+            self.assertEqual(sorted(os.listdir(out)), ["fresh.svg", "victim.txt", "x.svg", "x.svg.tmp"])
+
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)
         self.assertTrue(r.passed)

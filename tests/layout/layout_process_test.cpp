@@ -196,6 +196,23 @@ TEST_F(ExportWithin, WrittenFilesKeepTheirModeAndNewOnesFollowTheUmask) {
             fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
 }
 
+// Issue 35, finding 3: `export -o link.pt`, the link pointing to /dev/full, replaced the link by a
+// regular file with the device's mode, 0666 (world-writable). A device lends no mode; the link is
+// replaced by a file with the umask's mode, and /dev/full is untouched.
+TEST_F(ExportWithin, ALinkToADeviceLendsNoMode) {
+  const std::string link = path("link.pt");
+  fs::create_symlink("/dev/full", link);
+  const mode_t old = ::umask(022);
+  writeFileAtomically(link, "archive");
+  ::umask(old);
+  EXPECT_FALSE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_regular_file(link));
+  EXPECT_EQ(readFile(link), "archive");
+  EXPECT_EQ(fs::status(link).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
 // Issue 22, finding 7: SIGTERM during an export left `.tdfx-XXXXXX` files. The file is written
 // unnamed (O_TMPFILE) and named only for the rename, so a signal at any moment leaves none.
 TEST_F(ExportWithin, ASignalMidWriteLeavesNoTemporaryFile) {

@@ -16,11 +16,13 @@ namespace tdfx {
 
 namespace {
 
-// The mode the written file gets: an existing file's own (an export over a 0600 file stays 0600),
-// else what a plain creat(path, 0666) gives under the process's umask.
+// The mode the written file gets: an existing regular file's own (an export over a 0600 file stays
+// 0600), else what a plain creat(path, 0666) gives under the process's umask. A link to a device
+// or anything else that is not a regular file lends no mode: /dev/full's 0666 would make the
+// export world-writable (issue 35, finding 3).
 mode_t targetMode(const std::string& path, int tmpFd) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) return st.st_mode & 07777;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
   struct stat tmp {};
   return ::fstat(tmpFd, &tmp) == 0 ? (tmp.st_mode & 07777) : 0644;  // created with 0666 & ~umask
 }

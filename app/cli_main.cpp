@@ -1,11 +1,14 @@
 // tdfx-cli: headless tracing and verification of TensorDict model files.
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -197,6 +200,26 @@ int runDiff(const DiffFlags& f, const WorkerFlags& w) {
   }
 }
 
+// A number flag's check: finite and within [low, high] (`high` infinite: no upper bound), with a
+// message in plain numbers. CLI11's Range lets NaN through (every comparison with it is false),
+// and prints an unbounded range as DBL_MAX's 309 digits (issue 35, finding 11).
+CLI::Validator finiteNumber(double low, double high) {
+  const auto text = [](double v) {
+    std::ostringstream s;
+    s << std::setprecision(12) << v;
+    return s.str();
+  };
+  const std::string expected = "a finite number " + (std::isinf(high) ? ">= " + text(low) : "from " + text(low) + " to " + text(high));
+  return CLI::Validator(
+      [=](std::string& input) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(input, v) || !std::isfinite(v) || v < low || v > high)
+          return expected + " is expected, not '" + input + "'";
+        return {};
+      },
+      "NUMBER");
+}
+
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -212,9 +235,9 @@ int runCli(int argc, char** argv) {
   app.add_option("--timeout", w.timeout,
                  "Seconds a model may take to load and trace, or to run a verify (default 120 and 60); past it the "
                  "model worker is stopped")
-      ->check(CLI::Range(1e-3, 86400.0));
+      ->check(finiteNumber(1e-3, 86400.0));
   app.add_option("--memory-limit", w.memoryGiB, "GiB of memory the model worker may use (default: half of physical memory)")
-      ->check(CLI::Range(1e-3, 1048576.0));
+      ->check(finiteNumber(1e-3, 1048576.0));
 
   TraceOptions t;
   BatchTraceOptions batch;
@@ -243,8 +266,8 @@ int runCli(int argc, char** argv) {
                      "Input KEY=SHAPE[:DTYPE] (key parts joined by '.'), e.g. input.x=2x3x224x224:float32; "
                      "overrides the file's example_inputs");
   verify->add_option("--seed", v.seed, "Seed for the random inputs (default 0)");
-  verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
-  verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(CLI::NonNegativeNumber);
+  verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
+  verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
   verify->add_flag("--json", v.json, "Print the report as JSON");
   verify->add_flag("--no-random-seed", v.noRandomSeed,
                    "Leave torch's generator as it is; by default it is seeded with --seed before each pass, so "

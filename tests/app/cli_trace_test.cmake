@@ -38,6 +38,20 @@ if(NOT rc EQUAL 0 OR NOT count EQUAL 1 OR NOT err MATCHES "scripting_outputs.pt:
   message(FATAL_ERROR "is_scripting note in --out-dir: exit ${rc}, ${count} notes\nstderr: ${err}")
 endif()
 
+# Number flags (issue 35, finding 11): NaN and infinity are refused in one plain line, before any
+# work (--atol nan reached the worker as JSON null and exited 2 with a json exception).
+foreach(flags "verify;--atol;nan" "verify;--rtol;inf" "verify;--atol;-1" "trace;--timeout;nan" "trace;--memory-limit;inf")
+  list(GET flags 0 cmd)
+  list(GET flags 1 flag)
+  list(GET flags 2 value)
+  execute_process(COMMAND ${CLI} ${cmd} ${FIXTURES}/adds_to_input.pt ${flag} ${value}
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(rc EQUAL 0 OR rc EQUAL 2 OR NOT err MATCHES "^${flag}: a finite number [^\n]* is expected, not '${value}'\n" OR
+     err MATCHES "json|[0-9]{20}")
+    message(FATAL_ERROR "${cmd} ${flag} ${value}: exit ${rc}, stderr: ${err}")
+  endif()
+endforeach()
+
 # Errors: a clear message on stderr and a non-zero exit.
 execute_process(COMMAND ${CLI} trace ${FIXTURES}/no-such-model.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0 OR NOT err MATCHES "no-such-model.pt: no such file")

@@ -224,13 +224,19 @@ def _private_file(name: str) -> str:
     return os.path.join(_private_dir, name)
 
 
+def _not_a_flag(path: str) -> str:
+    """`path` as tdfx-cli must get it: a name starting with a dash (`--help`, `-o.pt`) would be read
+    as an option, so it is passed as `./--help` (issue 35, finding 9)."""
+    return os.path.join(".", path) if path.startswith("-") else path
+
+
 def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional[str] = None) -> str:
     """The .pt file of `obj`: its path, or a private file it is saved to with tdfx_export."""
     if isinstance(obj, (str, os.PathLike)):
         p = os.fspath(obj)
         if not os.path.isfile(p):
             raise TdfxError(f"{p}: no such file")
-        return p
+        return _not_a_flag(p)
     target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")
     try:
         with _Spinner("tdfx: saving the module"):
@@ -313,7 +319,7 @@ class Drawing:
         if out.lower().endswith(".svg"):
             _write_atomically(out, self.svg.encode("utf-8"))
         else:
-            _cli(["export", self._path, "-o", out, *self._options], "tdfx: drawing")
+            _cli(["export", self._path, "-o", _not_a_flag(out), *self._options], "tdfx: drawing")
         return out
 
     def _repr_svg_(self) -> str:

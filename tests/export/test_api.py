@@ -6,6 +6,7 @@ use, plain torch modules and a torchvision model.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -139,6 +140,27 @@ class ApiTest(unittest.TestCase):
                 os.umask(old)
             self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o640)
             self.assertEqual(sorted(os.listdir(out)), ["fresh.svg", "victim.txt", "x.svg", "x.svg.tmp"])
+
+    def test_paths_starting_with_a_dash_are_files_not_options(self):
+        # Issue 35, finding 9: tdfx.trace("--help") returned the CLI's help as a Trace, verify said
+        # "tdfx-cli failed without a message", diff raised JSONDecodeError.
+        cwd = os.getcwd()
+        try:
+            os.chdir(self.tmp.name)
+            for name in ("--help", "-o.pt"):
+                shutil.copyfile(self.path, name)
+                t = tdfx.trace(name)
+                self.assertEqual(t.text, tdfx.trace(self.path).text)
+                self.assertTrue(tdfx.verify(name).passed)
+                self.assertTrue(tdfx.diff(name, self.path).identical)
+                d = tdfx.draw(name)
+                self.assertEqual(d.save("-picture.png"), "-picture.png")
+                with open("-picture.png", "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            with self.assertRaisesRegex(tdfx.TdfxError, r"^--nothing: no such file$"):
+                tdfx.trace("--nothing")
+        finally:
+            os.chdir(cwd)
 
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)

@@ -58,10 +58,20 @@ class WorkerLimitError(TdfxError):
 # ---- Running tdfx-cli ---------------------------------------------------------------------------
 
 def _program(name: str, env_var: str) -> str:
-    path = os.environ.get(env_var) or shutil.which(name)
+    package = "tdfx" if name == "tdfx" else "tdfx-cli"
+    chosen = os.environ.get(env_var)
+    if chosen:
+        # A wrong $TDFX_CLI raised FileNotFoundError or PermissionError from subprocess (issue 35,
+        # finding 10): said here, as what it is.
+        if not os.path.isfile(chosen) or not os.access(chosen, os.X_OK):
+            what = "no such file" if not os.path.exists(chosen) else "not an executable file"
+            raise NotInstalledError(f"${env_var} is {chosen}: {what}; point it at {name}, or unset it to use "
+                                    f"the {package} package's")
+        return chosen
+    path = shutil.which(name)
     if not path:
         raise NotInstalledError(f"{name} is not installed (not on PATH, and ${env_var} is not set): "
-                                f"install the {'tdfx' if name == 'tdfx' else 'tdfx-cli'} package")
+                                f"install the {package} package")
     return path
 
 

@@ -141,6 +141,22 @@ class ApiTest(unittest.TestCase):
             self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o640)
             self.assertEqual(sorted(os.listdir(out)), ["fresh.svg", "victim.txt", "x.svg", "x.svg.tmp"])
 
+    def test_a_wrong_tdfx_cli_is_not_installed_error(self):
+        # Issue 35, finding 10: TDFX_CLI=/nonexistent raised FileNotFoundError, a directory
+        # PermissionError; the docs promise NotInstalledError.
+        saved = os.environ["TDFX_CLI"]
+        try:
+            for value, what in (("/nonexistent/tdfx-cli", "no such file"), (self.tmp.name, "not an executable file"),
+                                (self.path, "not an executable file")):
+                os.environ["TDFX_CLI"] = value
+                with self.assertRaises(tdfx.NotInstalledError) as caught:
+                    tdfx.trace(self.path)
+                self.assertEqual(str(caught.exception),
+                                 f"$TDFX_CLI is {value}: {what}; point it at tdfx-cli, or unset it to use the "
+                                 "tdfx-cli package's")
+        finally:
+            os.environ["TDFX_CLI"] = saved
+
     def test_paths_starting_with_a_dash_are_files_not_options(self):
         # Issue 35, finding 9: tdfx.trace("--help") returned the CLI's help as a Trace, verify said
         # "tdfx-cli failed without a message", diff raised JSONDecodeError.

@@ -262,12 +262,20 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
 def _input_flags(inputs: Inputs) -> List[str]:
     """--input KEY=SHAPE:DTYPE for {key: tensor or shape}; a tuple key's parts joined by '.'."""
     flags: List[str] = []
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise TdfxError(f"inputs: expected a dict {{key: tensor or shape}}, got {type(inputs).__name__}")
     for key, value in (inputs or {}).items():
         name = ".".join(key) if isinstance(key, tuple) else str(key)
         if hasattr(value, "shape") and hasattr(value, "dtype"):
             shape, dtype = list(value.shape), str(value.dtype).replace("torch.", "")
-        else:
+        elif isinstance(value, (list, tuple)) and value and all(
+                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
             shape, dtype = list(value), "float32"
+        else:
+            # A TypeError from list(5) before (issue 35, finding 10): said as what was expected.
+            got = f"{type(value).__name__} {value!r}"
+            raise TdfxError(f"inputs[{key!r}]: expected a tensor or a shape (a tuple of ints >= 0), "
+                            f"got {got if len(got) <= 60 else got[:57] + '...'}")
         flags += ["--input", f"{name}={'x'.join(str(d) for d in shape)}:{dtype}"]
     return flags
 

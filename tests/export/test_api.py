@@ -157,6 +157,17 @@ class ApiTest(unittest.TestCase):
         finally:
             os.environ["TDFX_CLI"] = saved
 
+    def test_inputs_that_are_not_tensors_or_shapes_are_tdfx_errors(self):
+        # Issue 35, finding 10: verify(inputs={"x": 5}) raised TypeError from list(5).
+        cases = [({"x": 5}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got int 5"),
+                 ({"x": (2, -1)}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got tuple (2, -1)"),
+                 ({"x": "2x3"}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got str '2x3'"),
+                 ([1, 2], "inputs: expected a dict {key: tensor or shape}, got list")]
+        for inputs, message in cases:
+            with self.assertRaises(tdfx.TdfxError) as caught:
+                tdfx.verify(self.path, inputs=inputs)
+            self.assertEqual(str(caught.exception), message)
+
     def test_paths_starting_with_a_dash_are_files_not_options(self):
         # Issue 35, finding 9: tdfx.trace("--help") returned the CLI's help as a Trace, verify said
         # "tdfx-cli failed without a message", diff raised JSONDecodeError.

@@ -309,7 +309,9 @@ def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
     example_inputs: {key: tensor}, saved with a module (needed to script some plain modules).
     """
     path = _model_file(module_or_path, example_inputs)
-    return Trace(_cli(["trace", path], "tdfx: tracing").stdout.decode("utf-8"))
+    # A string constant of the model need not be UTF-8 (a crafted archive): its bytes are shown as
+    # \xff escapes, never a UnicodeDecodeError (issue 35, finding 10).
+    return Trace(_cli(["trace", path], "tdfx: tracing").stdout.decode("utf-8", "backslashreplace"))
 
 
 # ---- draw ---------------------------------------------------------------------------------------
@@ -378,7 +380,7 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
         options.append("--checks")
     svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
     _cli(["export", path, "-o", svg_path, *options], "tdfx: drawing")
-    with open(svg_path, encoding="utf-8") as f:
+    with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
         svg = f.read()
     os.unlink(svg_path)
     return Drawing(path, options, svg, trace(path), png)

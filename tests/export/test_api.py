@@ -168,6 +168,13 @@ class ApiTest(unittest.TestCase):
                 tdfx.verify(self.path, inputs=inputs)
             self.assertEqual(str(caught.exception), message)
 
+    def test_a_string_constant_that_is_not_utf8_is_escaped(self):
+        # Issue 35, finding 10: a non-UTF-8 string constant raised UnicodeDecodeError from trace and draw.
+        path = os.path.join(os.environ["TDFX_FIXTURES"], "non_utf8_constant.pt")
+        self.assertIn("torch._assert(gt, 'MA\\xffER')", tdfx.trace(path).code)
+        svg = tdfx.draw(path).svg
+        self.assertEqual(ET.fromstring(svg).tag, "{http://www.w3.org/2000/svg}svg")
+
     def test_paths_starting_with_a_dash_are_files_not_options(self):
         # Issue 35, finding 9: tdfx.trace("--help") returned the CLI's help as a Trace, verify said
         # "tdfx-cli failed without a message", diff raised JSONDecodeError.

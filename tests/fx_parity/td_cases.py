@@ -148,10 +148,12 @@ def fixture_cases():
     def record(obj, path, *args, **kwargs):
         objs.append((os.path.splitext(os.path.basename(path))[0], obj))
 
-    saved = (mf.export, torch.jit.save, torch.jit.script, torch.jit.trace, mf.dense_layout_module)
+    saved = (mf.export, torch.jit.save, torch.jit.script, torch.jit.trace, mf.dense_layout_module,
+             mf.save_with_invalid_utf8)
     mf.export, torch.jit.save = record, (lambda *a, **k: None)
     torch.jit.script = torch.jit.trace = (lambda m, *a, **k: m)
     mf.dense_layout_module = lambda *a, **k: None
+    mf.save_with_invalid_utf8 = lambda *a, **k: None  # patches the bytes of a saved archive
     argv = sys.argv
     try:
         import tempfile
@@ -160,7 +162,8 @@ def fixture_cases():
             mf.main()
     finally:
         sys.argv = argv
-        mf.export, torch.jit.save, torch.jit.script, torch.jit.trace, mf.dense_layout_module = saved
+        (mf.export, torch.jit.save, torch.jit.script, torch.jit.trace, mf.dense_layout_module,
+         mf.save_with_invalid_utf8) = saved
     seen, cases = set(), []
     for name, obj in objs:
         if name in seen:  # seed_module / seed_sequential are written twice (fixtures and examples)

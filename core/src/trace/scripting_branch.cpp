@@ -34,13 +34,19 @@ std::string stripped(const std::string& line) {
   return s;
 }
 
-}  // namespace
-
-std::optional<std::string> scriptingElseReturn(const std::string& source) {
+// The lines of `source` that hold code (not blank, not only a comment).
+std::vector<std::string> codeLines(const std::string& source) {
   std::vector<std::string> lines;
   std::istringstream in(source);
   for (std::string line; std::getline(in, line);)
     if (!stripped(line).empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::optional<std::string> scriptingElseReturn(const std::string& source) {
+  const std::vector<std::string> lines = codeLines(source);
   // The header (`def forward(self, x):`, perhaps over several lines) ends at the first line that
   // ends with ':'; the `if` must be the body's first statement, so nothing before it ran.
   size_t i = 0;
@@ -60,10 +66,7 @@ std::optional<std::string> scriptingElseReturn(const std::string& source) {
 }
 
 std::optional<ScriptingBranch> scriptingBranch(const std::string& source) {
-  std::vector<std::string> lines;
-  std::istringstream in(source);
-  for (std::string line; std::getline(in, line);)
-    if (!stripped(line).empty()) lines.push_back(line);
+  const std::vector<std::string> lines = codeLines(source);
   for (size_t i = 0; i + 1 < lines.size(); ++i) {
     const std::string test = stripped(lines[i]);
     const bool positive = test == "if torch.jit.is_scripting():" || test == "if is_scripting():";

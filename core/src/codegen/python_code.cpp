@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tdfx/ir/fx_tables.h"
+#include "tdfx/ir/fx_target.h"
 #include "tdfx/util/python_repr.h"
 
 namespace tdfx {
@@ -25,19 +27,7 @@ std::string formatTargetPath(const std::string& base, const std::string& dottedP
 
 namespace {
 
-// torch.fx.graph.magic_methods: operators FX prints with Python syntax.
-const char* magicFormat(const std::string& name) {
-  static const std::unordered_map<std::string, const char*> formats = {
-      {"add", "{} + {}"},  {"sub", "{} - {}"},     {"mul", "{} * {}"},     {"floordiv", "{} // {}"},
-      {"truediv", "{} / {}"}, {"div", "{} / {}"}, {"mod", "{} % {}"},     {"pow", "{} ** {}"},
-      {"lshift", "{} << {}"}, {"rshift", "{} >> {}"}, {"and_", "{} & {}"}, {"or_", "{} | {}"},
-      {"xor", "{} ^ {}"},  {"getitem", "{}[{}]"}, {"matmul", "{} @ {}"}, {"eq", "{} == {}"},
-      {"ne", "{} != {}"},  {"lt", "{} < {}"},     {"gt", "{} > {}"},      {"le", "{} <= {}"},
-      {"ge", "{} >= {}"},  {"pos", "+{}"},        {"neg", "-{}"},         {"invert", "~{}"}};
-  auto it = formats.find(name);
-  return it == formats.end() ? nullptr : it->second;
-}
-
+// A magic method's format (fx::findMagicMethod) filled with the printed arguments.
 std::string substitute(const char* format, const std::vector<Argument>& args) {
   std::string out;
   size_t next = 0;
@@ -89,12 +79,13 @@ std::string statement(const Node& node, Globals& globals) {
     case OpKind::GetAttr:
       return lhs + formatTargetPath("self", t);
     case OpKind::CallFunction: {
-      if (t.rfind("operator.", 0) == 0) {
-        if (const char* fmt = magicFormat(t.substr(9))) return lhs + substitute(fmt, node.args());
+      const auto operatorName = fx_target::operatorName(t);
+      if (operatorName) {
+        if (const auto* magic = fx::findMagicMethod(*operatorName)) return lhs + substitute(magic->format, node.args());
       }
       std::string global;
-      if (t.rfind("builtins.", 0) == 0) global = t.substr(9);
-      else if (t.rfind("operator.", 0) == 0) global = t;
+      if (const auto builtin = fx_target::builtinName(t)) global = *builtin;
+      else if (operatorName) global = t;
       else global = globals.nameFor(t);
       const auto& a = node.args();
       if (global == "getattr" && a.size() == 2 && std::holds_alternative<std::string>(a[1].value) &&

@@ -113,8 +113,8 @@ std::string fxLabel(const Node& n, bool shapes, const RunOverlay* run) {
   } else {
     std::string target = printedTarget(n);
     // FxGraphDrawer shows _get_qualified_name: `_operator.mul`, and a builtin's bare name (`getattr`).
-    if (target.rfind("operator.", 0) == 0) target = "_" + target;
-    if (target.rfind("builtins.", 0) == 0) target = target.substr(9);
+    if (fx_target::operatorName(target)) target = "_" + target;
+    if (const auto builtin = fx_target::builtinName(target)) target = *builtin;
     label += "|target=" + recordEscape(target) + "\\n";
     label += fxArgs(n.args(), n.kwargs());
     label += "|num_users=" + std::to_string(n.users().size()) + "\\n";
@@ -143,7 +143,7 @@ std::string shortLabel(const Node& n) {
     case OpKind::CallMethod: return "." + n.target();
     case OpKind::GetAttr: return n.target();
     case OpKind::CallFunction: {
-      if (n.target() == fx_target::kGetItem && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
+      if (fx_target::isCallTo(n, fx_target::kGetItem) && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
       return lastPart(n.target());
     }
     default: return n.name();

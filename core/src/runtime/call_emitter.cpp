@@ -44,9 +44,9 @@ bool startsWith(const std::string& s, const std::string& prefix) { return s.comp
 
 // The builtin a call_function target names, or "" when it names none.
 std::string builtinSymbol(const std::string& target) {
-  if (startsWith(target, "operator.")) {
+  if (const auto name = fx_target::operatorName(target)) {
     const auto& table = operatorBuiltins();
-    auto it = table.find(target.substr(9));
+    auto it = table.find(*name);
     return it == table.end() ? "" : it->second;
   }
   if (startsWith(target, "torch.ops.")) {  // torch.ops.aten.einsum
@@ -255,7 +255,7 @@ jit::Value* CallEmitter::emitResolved(const Node& node) {
     auto method = self->attr(loc, function_, target);
     return method->call(loc, function_, positional(node, 1), keywords(node), 1)->asValue(loc, function_);
   }
-  if (target == fx_target::kGetAttr) {
+  if (fx_target::names(target, fx_target::kGetAttr)) {
     if (node.args().size() != 2 || !node.kwargs().empty()) throw RuntimeError("getattr takes an object and a name");
     auto object = std::make_shared<jit::SimpleValue>(value(node.args()[0]));
     return object->attr(loc, function_, stringArgument(node, 1))->asValue(loc, function_);

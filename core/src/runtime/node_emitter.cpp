@@ -119,8 +119,8 @@ jit::Value* NodeEmitter::emit(const Node& node) {
     case OpKind::CallModule: return callModule(node);
     case OpKind::Output: return output(node);
     case OpKind::CallFunction:
-      if (node.target() == fx_target::kGetItem && node.args().size() == 2) return subscript(node);
-      if (node.target() == fx_target::kAssert) {
+      if (fx_target::names(node.target(), fx_target::kGetItem) && node.args().size() == 2) return subscript(node);
+      if (fx_target::names(node.target(), fx_target::kAssert)) {
         assertion(node);
         return nullptr;
       }

@@ -4,7 +4,7 @@
 #include <set>
 #include <map>
 
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 #include "tdfx/util/python_repr.h"
 #include "tdfx/ir/fx_target.h"
 
@@ -158,7 +158,7 @@ std::optional<CallForm> operatorForm(const py::Expr& expr, const torch::jit::Nod
   const std::string name = py::Expr::Kind::BoolOp == expr.kind ? "" : operatorName(expr.text, unary);
   if (name.empty() || name == "not_") return std::nullopt;
   CallForm form;
-  form.target = "operator." + name;
+  form.target = fx_target::operatorTarget(name);
   if (unary) {
     if (inputs.empty()) return std::nullopt;
     form.args = {inputs[0]};
@@ -432,7 +432,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         if (inputs.size() == 1 && ((ns == "prim" && name == e->text) || (name == "size" && e->text == "shape") ||
                                    (name == "dim" && e->text == "ndim"))) {
           CallForm form;
-          form.target = fx_target::kGetAttr;
+          form.target = fx_target::kGetAttr.qualifiedName;
           form.args = {inputs[0], Argument(e->text)};
           return form;
         }
@@ -451,7 +451,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         // Indexing a list or tuple (tensor subscripts are folded by expression groups).
         if (inputs.size() == 2 && (name == "__getitem__" || node.kind() == c10::prim::TupleIndex)) {
           CallForm form;
-          form.target = fx_target::kGetItem;
+          form.target = fx_target::kGetItem.qualifiedName;
           form.args = {inputs[0], inputs[1]};
           return form;
         }
@@ -471,20 +471,20 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
   // is prim::dtype(x), its range dropped): Python read an attribute, which FX records as
   // builtins.getattr(x, 'dtype').
   if (ns == "prim" && inputs.size() == 1 && isTensorProperty(name)) {
-    form.target = fx_target::kGetAttr;
+    form.target = fx_target::kGetAttr.qualifiedName;
     form.args = {inputs[0], Argument(name)};
     return form;
   }
   const std::string qualified = ns + "::" + name;
   const size_t tensorInputs = std::count_if(constants.begin(), constants.end(), [](const auto& c) { return !c; });
   if (const auto* op = findOperatorForAten(qualified, inputs.size()); op && tensorInputs == inputs.size()) {
-    form.target = std::string("operator.") + op->name;
+    form.target = fx_target::operatorTarget(op->name);
     form.args = inputs;
     return form;
   }
   if (const auto* op = findOperatorForAten(qualified, 2); op && inputs.size() == 3 && constants[2] &&
                                                           constants[2]->isInt() && constants[2]->toInt() == 1) {
-    form.target = std::string("operator.") + op->name;  // add/sub with alpha 1
+    form.target = fx_target::operatorTarget(op->name);  // add/sub with alpha 1
     form.args = {inputs[0], inputs[1]};
     return form;
   }

@@ -12,9 +12,13 @@
 
 #include "python_expr.h"
 #include "tdfx/ir/argument.h"
+#include "tdfx/ir/fx_tables.h"
 #include "tdfx/ir/node.h"
 
 namespace tdfx::trace {
+
+// The tracer reads FX's generated tables (findCallable, CallKind, ...) as its own vocabulary.
+using namespace ::tdfx::fx;
 
 /// The value a module attribute written in the source holds (`self.normalized_shape` ->
 /// (96,)), or nullopt when the expression is not such an attribute. May be empty.
@@ -48,9 +52,6 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
 std::optional<CallForm> writtenFunctionArgs(const c10::FunctionSchema& schema, const py::ExprPtr& expr,
                                             const std::vector<Argument>& inputs, const AttributeValues& attributes = {});
 
-namespace generated {
-struct CallableSpelling;
-}
 /// The args and kwargs FX records for a call of a Handled torch function (`F.softmax`): the
 /// parameters the table names, with the values the user wrote in `written` (the call's text; may
 /// be null) and the function's declared defaults for the others, else the call's schema-ordered

@@ -9,7 +9,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "call_form.h"
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 #include "module_tracer.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
@@ -17,6 +17,12 @@
 namespace tdfx::trace {
 
 namespace jit = torch::jit;
+
+void ModuleTracer::registerCallConverters(ConverterTable& t) {
+  t.add(c10::prim::GetAttr, &ModuleTracer::always<&ModuleTracer::convertGetAttr>);
+  t.add(c10::prim::CallMethod, &ModuleTracer::always<&ModuleTracer::convertCallMethod>);
+  t.add(c10::prim::CallFunction, &ModuleTracer::always<&ModuleTracer::convertCallFunction>);
+}
 
 void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   const SymValue& self = frame.get(node->input(0));
@@ -45,8 +51,7 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   callArgs.insert(callArgs.begin(), self);
   // Undo state for the fallback below, lists included: the call may change a list its caller
   // holds (shareListChange), with nodes the rollback erases.
-  const size_t mark = graph_.size();
-  const int tensorConstants = tensorConstants_;
+  const GraphBuilder::Mark mark = builder_.mark();
   // Only a list passed in can be changed by the call: the snapshot is taken only then (this runs
   // for every inlined call).
   std::vector<std::tuple<Frame*, const jit::Value*, SymValue>> lists;
@@ -68,26 +73,12 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
     // as one call_module node, and say why in its metadata.
     if (!isForwardMethod(methodName) || target.path.empty()) throw;
-    rollBackTo(mark, tensorConstants);
+    builder_.rollBackTo(mark);
     for (auto& [f, value, held] : lists) f->env[value] = std::move(held);
     Node* fx = createLeafCall(node, frame, target, methodName, args);
     fx->meta().leafReason = e.what();
     setOutputs(node, fx, 1, frame);
   }
-}
-
-void ModuleTracer::rollBackTo(size_t mark, int tensorConstants) {
-  for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
-    it = it->second->index() >= mark ? attrNodes_.erase(it) : std::next(it);
-  for (auto it = concreteTensorNodes_.begin(); it != concreteTensorNodes_.end();)
-    it = (*it)->index() >= mark ? concreteTensorNodes_.erase(it) : std::next(it);
-  for (auto it = madeFields_.begin(); it != madeFields_.end();) {
-    auto field = it->lock();
-    if (field && field->node && field->nodeIndex >= mark) field->node = nullptr;
-    it = !field || !field->node ? madeFields_.erase(it) : std::next(it);
-  }
-  graph_.truncate(mark);
-  tensorConstants_ = tensorConstants;
 }
 
 void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
@@ -142,7 +133,7 @@ Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRe
       fxKwargs = std::move(form->kwargs);
     }
   }
-  Node* fx = graph_.createNode(OpKind::CallModule, target.path, std::move(fxArgs), std::move(fxKwargs));
+  Node* fx = builder_.graph().createNode(OpKind::CallModule, target.path, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = std::move(meta);
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
@@ -228,7 +219,7 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
       --keep;
     fxArgs.resize(keep);
   }
-  Node* fx = graph_.createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
+  Node* fx = builder_.graph().createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = meta;
   fx->meta().schema = fn->getSchema().operator_name().name;
   setOutputs(node, fx, node->outputs().size(), frame);

@@ -49,7 +49,7 @@ std::string writtenName(const jit::Value* v) {
 const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Function& fn, jit::Graph& g) {
   if (auto known = deadReadsOf_.find(&fn); known != deadReadsOf_.end()) return known->second;
   std::vector<DeadRead>& found = deadReadsOf_[&fn];
-  const std::string source = functionSource(fn);
+  const std::string source = source_.functionSource(fn);
   if (source.empty() || source.find('[') == std::string::npos) return found;
   // Lines with their offsets; the body's level is the indentation of the first line after the
   // header (which ends at the first line ending with ':').
@@ -86,7 +86,7 @@ const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Fu
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
   forEachNode(g.block(), [&](jit::Node* node) {
     if (node->kind() == c10::prim::Constant) return;
-    const auto loc = userSource(node);
+    const auto loc = source_.userSource(node);
     if (!loc || !loc->builtinDef.empty()) return;
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](const DeadRead& d) { return loc->start >= d.begin && loc->start < d.end; }),
@@ -100,7 +100,7 @@ void ModuleTracer::recordDeadReadsBefore(jit::Node* node, Frame& frame) {
   size_t before = std::string::npos;  // the end of the block: every one left
   if (node) {
     if (node->kind() == c10::prim::Constant) return;
-    const auto loc = userSource(node);
+    const auto loc = source_.userSource(node);
     if (!loc || !loc->builtinDef.empty()) return;
     before = loc->start;
   }
@@ -114,7 +114,7 @@ void ModuleTracer::recordDeadReadsBefore(jit::Node* node, Frame& frame) {
       if (writtenName(value) != dead.container) continue;
       size_t at = 0;
       if (value->node()->kind() != c10::prim::Param) {
-        const auto loc = userSource(const_cast<jit::Node*>(value->node()));
+        const auto loc = source_.userSource(const_cast<jit::Node*>(value->node()));
         if (!loc || loc->start >= dead.begin) continue;
         at = loc->start + 1;
       }
@@ -127,7 +127,7 @@ void ModuleTracer::recordDeadReadsBefore(jit::Node* node, Frame& frame) {
     if (!container || container->kind != SymValue::Kind::Value || !container->arg.isNode() ||
         container->input.kind != ValueParts::Kind::NodeValue)
       continue;
-    Node* item = createGetItem(container->arg.node(), dead.index);
+    Node* item = builder_.getItem(container->arg.node(), dead.index);
     item->meta().modulePath = frame.scope.path;
     item->meta().moduleType = pythonTypeName(frame.scope.module.type());
   }

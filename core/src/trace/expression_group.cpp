@@ -5,7 +5,7 @@
 // group is found; the user's expression says what FX recorded.
 #include <algorithm>
 
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 #include "module_tracer.h"
 #include "tdfx/ir/fx_target.h"
 
@@ -77,7 +77,7 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
     // get_attr to FX, defined before the one node the expression records (converted in between,
     // below, like a constant); a submodule is only ever called, which ends the group anyway.
     if (n->kind() == c10::prim::GetAttr && n->output()->type()->kind() != c10::TypeKind::ClassType) continue;
-    auto nloc = userSource(n);
+    auto nloc = source_.userSource(n);
     if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
     if (!nloc || n->inputs().empty() || n->outputs().size() != 1) break;
     if (!sameExpression(*nloc, loc)) {
@@ -87,7 +87,7 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
                  n->blocks().empty();
       if (sub && !inside(nloc)) {
         sub = !nloc->builtinDef.empty() && !n->output()->uses().empty();
-        for (const jit::Use& use : n->output()->uses()) sub = sub && inside(userSource(use.user));
+        for (const jit::Use& use : n->output()->uses()) sub = sub && inside(source_.userSource(use.user));
       }
       if (!sub) break;
       continue;
@@ -156,7 +156,7 @@ std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*
   }
   if (next != group.size()) return std::nullopt;
   CallForm form;
-  form.target = fx_target::kGetItem;
+  form.target = fx_target::kGetItem.qualifiedName;
   form.args = {frame.get(group.front()->input(0)).arg,
                index.kind == py::Expr::Kind::Tuple ? Argument(ArgumentTuple{parts}) : parts.front()};
   return form;
@@ -177,7 +177,7 @@ std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::N
       if (s.arg.isNode()) values.push_back(s.arg);
     }
   CallForm form;
-  form.target = "operator." + name;
+  form.target = fx_target::operatorTarget(name);
   size_t used = 0;
   for (const auto& operand : expr.items) {
     if (auto literal = literalArgument(*operand)) {
@@ -202,7 +202,7 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
     // TorchScript compiles the tensor properties (`x.shape`, `x.ndim`, `x.T`, `x.mH`) to builtins
     // `def shape(a : Tensor)` inlined: FX records the attribute read, builtins.getattr(x, 'shape').
     CallForm form;
-    form.target = fx_target::kGetAttr;
+    form.target = fx_target::kGetAttr.qualifiedName;
     form.args = {frame.get(group[0]->input(0)).arg, Argument(name)};
     return form;
   }
@@ -220,7 +220,7 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
     }
   }
   CallForm form;
-  form.target = "operator." + name;
+  form.target = fx_target::operatorTarget(name);
   size_t t = 0, sc = 0;
   for (const auto& [pname, isTensor] : params) {
     if (isTensor ? t >= tensors.size() : sc >= scalars.size()) return std::nullopt;
@@ -232,7 +232,7 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
 
 size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   if (first->outputs().size() != 1 || first->kind() == c10::prim::Constant) return 0;
-  auto loc = userSource(first);
+  auto loc = source_.userSource(first);
   if (!loc) return 0;
   std::vector<jit::Node*> group = expressionGroup(first, *loc);
   const bool indexing = isIndexingOp(first);
@@ -249,8 +249,7 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   // Every input from outside is put into the graph before `mark`: a rollback below then leaves no
   // value of the frame pointing at an erased node.
   for (jit::Node* n = first; n != group.back()->next(); n = n->next()) materializeInputs(n, frame);
-  const size_t mark = graph_.size();
-  const int tensorConstants = tensorConstants_;
+  const GraphBuilder::Mark mark = builder_.mark();
   // Constants, list constructions and sub-expressions between the group's nodes define values the
   // group reads; they are converted as convertBlock would, before the group's one node.
   for (jit::Node* n = first; n != group.back();) {
@@ -277,11 +276,11 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   }
   if (!form) {
     // Not one FX node after all: the nodes are converted one by one, the sub-expressions again.
-    rollBackTo(mark, tensorConstants);
+    builder_.rollBackTo(mark);
     return 0;
   }
   applyConcreteLeftOperand(*form);
-  Node* fx = graph_.createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
+  Node* fx = builder_.graph().createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
   // The operators the one FX node stands for, for the inspector.
   for (const jit::Node* n : group)

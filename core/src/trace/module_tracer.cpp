@@ -13,7 +13,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "call_form.h"
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
 
@@ -115,16 +115,6 @@ std::string joinPath(const std::string& path, const std::string& name) {
 }
 constexpr int kMaxInlineDepth = 200;
 
-// The user's source range behind a range of the archive's code. The debug info is unpickled
-// lazily on first use; a damaged one means no source text, not a failed trace.
-c10::optional<jit::SourceRange> originalRange(const jit::SourceRange& range) {
-  try {
-    return range.findSourceRangeThatGenerated();
-  } catch (const std::exception&) {
-    return c10::nullopt;
-  }
-}
-
 // The Python variable a TorchScript value was named after (`x.1` -> `x`, `z0.1` -> `z`: saved
 // code renames reassigned variables with a digit); empty for temporaries.
 std::string variableName(const jit::Value* v) {
@@ -151,18 +141,6 @@ void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const 
   throw DataDependentError(failureMessage(node, frame, what));
 }
 
-std::optional<SourceLocation> ModuleTracer::userSource(jit::Node* node) const {
-  if (sources_) {
-    if (const SourceLocation* loc = sources_->find(node)) return *loc;
-    return std::nullopt;
-  }
-  const auto& range = node->sourceRange();
-  if (!range.source()) return std::nullopt;
-  auto original = originalRange(range);
-  if (!original || !original->source()) return std::nullopt;
-  return sourceLocationOf(*original);
-}
-
 AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
   const jit::Module module = frame.scope.module;
   return [module](const py::Expr& e) -> std::optional<Argument> {
@@ -178,23 +156,9 @@ AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
   };
 }
 
-std::string ModuleTracer::functionSource(const jit::Function& fn) const {
-  const std::string qualified = fn.qualname().qualifiedName();
-  if (sources_) {
-    const std::string* text = sources_->functionSource(qualified);
-    return text ? *text : std::string();
-  }
-  if (!fn.isGraphFunction()) return "";
-  return functionSourceOf(jit::toGraphFunction(const_cast<jit::Function&>(fn)).graph()->block(), fn.name());
-}
-
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
-  std::string where = frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'";
-  if (auto loc = userSource(node); loc && !loc->file.empty()) {
-    where += " at " + loc->file + ":" + std::to_string(loc->line);
-  } else if (auto flc = node->sourceRange().file_line_col()) {
-    where += " at " + std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
-  }
+  const std::string where =
+      (frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'") + source_.where(node);
   return "cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what;
 }
 
@@ -243,7 +207,7 @@ void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
     if (body) recordDeadReadsBefore(*it, frame);
     materializeInputs(*it, frame);
-    const size_t mark = graph_.size();
+    const size_t mark = builder_.size();
     const auto first = it;
     if (const size_t consumed = convertExpressionGroup(*it, frame)) {
       std::advance(it, static_cast<long>(consumed));
@@ -265,7 +229,7 @@ void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::g
       const auto found = frame.env.find(v);
       if (found == frame.env.end() || found->second.kind != SymValue::Kind::Value || !found->second.arg.isNode()) continue;
       Node* node = found->second.arg.node();
-      if (node->index() >= mark && node->index() < graph_.size() && graph_.nodes()[node->index()].get() == node)
+      if (node->index() >= mark && builder_.holds(node, node->index()))
         node->meta().eagerValue = EagerValueRef{path_, v};
     }
   }
@@ -274,7 +238,7 @@ void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::g
 py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
   meta.modulePath = frame.scope.path;
   meta.moduleType = pythonTypeName(frame.scope.module.type());
-  if (auto loc = userSource(node)) {
+  if (auto loc = source_.userSource(node)) {
     // TorchScript's range may cover only a call's callee: the expression is read from the source.
     py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
     meta.sourceText = loc->window.substr(0, expr ? expr->end : std::min(loc->rangeLength, loc->window.size()));
@@ -289,30 +253,6 @@ py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta
     meta.sourceLine = static_cast<int>(std::get<1>(*flc));
   }
   return nullptr;
-}
-
-Node* ModuleTracer::createGetItem(Node* container, int64_t index, const std::string& field) {
-  Node* item = nullptr;
-  if (field.empty()) {
-    item = graph_.createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(container), Argument(index)});
-  } else {
-    // A named tuple's field read by name (`x.max(1).values`): FX records the attribute read,
-    // builtins.getattr(max_1, 'values'), where the code reads it.
-    item = graph_.createNode(OpKind::CallFunction, fx_target::kGetAttr, {Argument(container), Argument(field)});
-  }
-  item->meta().modulePath = container->meta().modulePath;
-  item->meta().moduleType = container->meta().moduleType;
-  item->meta().sourceFile = container->meta().sourceFile;
-  item->meta().sourceLine = container->meta().sourceLine;
-  return item;
-}
-
-std::pair<py::ExprPtr, py::ExprPtr> ModuleTracer::writtenExpression(jit::Node* node) const {
-  auto loc = userSource(node);
-  if (!loc || !loc->builtinDef.empty()) return {};
-  py::ExprPtr root = py::parseExpressionPrefix(loc->window);
-  py::ExprPtr expr = py::expressionForRange(root, loc->rangeLength);
-  return {std::move(root), std::move(expr)};
 }
 
 void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
@@ -339,7 +279,7 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
   }
   // `x.max(1).values`: the field the code reads right after the call, when it is one of the
   // operator's named returns.
-  const auto [root, expr] = writtenExpression(node);
+  const auto [root, expr] = source_.writtenExpression(node);
   const std::string field = expr ? py::attributeReadOf(root, expr.get()) : "";
   // `top = x.topk(2)`: the named tuple is kept in a variable, and its fields are read by name
   // later (`top.values`, each read FX's Attribute proxy). TorchScript names the outputs of an
@@ -362,7 +302,7 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
       frame.env[node->outputs()[i]] = std::move(later);
       continue;
     }
-    frame.env[node->outputs()[i]] = SymValue::ofNode(createGetItem(fxNode, static_cast<int64_t>(i)));
+    frame.env[node->outputs()[i]] = SymValue::ofNode(builder_.getItem(fxNode, static_cast<int64_t>(i)));
   }
 }
 
@@ -376,96 +316,121 @@ bool isGradModeObject(const jit::Value* v) {
 }
 }  // namespace
 
+const std::vector<ModuleTracer::Converter>* ModuleTracer::ConverterTable::find(c10::Symbol symbol) const {
+  auto it = bySymbol_.find(symbol);
+  return it == bySymbol_.end() ? nullptr : &it->second;
+}
+
+const ModuleTracer::ConverterTable& ModuleTracer::converters() {
+  static const ConverterTable table = [] {
+    ConverterTable t;
+    // Python values first: a grad-mode context manager's prim::CallMethod is not a method call.
+    registerValueConverters(t);
+    registerCallConverters(t);
+    registerControlFlowConverters(t);
+    registerContainerConverters(t);
+    return t;
+  }();
+  return table;
+}
+
 void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
-  const auto kind = node->kind();
-  if (kind == c10::prim::Constant) {
-    if (node->output()->type()->kind() == c10::TypeKind::FunctionType) {
-      frame.env[node->output()] = SymValue::ofConstant(c10::IValue());  // read only by prim::CallFunction
-      return;
-    }
-    auto value = jit::toIValue(node->output());
-    if (!value) fail(node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
-    if (value->isTensor()) {
-      frame.env[node->output()] = SymValue::ofPendingTensor(value->toTensor(), "");
-    } else {
-      frame.env[node->output()] = SymValue::ofConstant(*value);
-    }
-    return;
-  }
-  if (isGradModeObject(node->kind() == c10::prim::CreateObject ? node->output() : nullptr) ||
-      ((kind == c10::prim::Enter || kind == c10::prim::Exit || kind == c10::prim::CallMethod) &&
-       isGradModeObject(node->input(0)))) {
-    // `with torch.no_grad():` is Python that runs while FX traces: no node. The body's operations
-    // are recorded as they are (and run with autograd on, which changes no value).
-    for (const jit::Value* out : node->outputs()) frame.env[out] = SymValue::ofConstant(c10::IValue());
-    return;
-  }
-  if (kind == c10::prim::GetAttr) return convertGetAttr(node, frame);
-  if (kind == c10::prim::CallMethod) return convertCallMethod(node, frame);
-  if (kind == c10::prim::CallFunction) return convertCallFunction(node, frame);
-  if (kind == c10::prim::If) return convertIf(node, frame);
-  if (kind == c10::prim::Loop) return convertLoop(node, frame);
-  if (kind == c10::prim::RaiseException)
-    fail(node, frame, "this code path always raises an exception for the module's configuration");
-  if (kind == c10::prim::unchecked_cast || kind == c10::aten::_unwrap_optional) {
-    frame.env[node->output()] = frame.get(node->input(0));
-    return;
-  }
-  if (kind == c10::prim::Uninitialized) {
-    frame.env[node->output()] = SymValue::ofConstant(c10::IValue());
-    return;
-  }
-  if (kind == c10::prim::isinstance) {
-    // torch.jit.isinstance on a concrete value (a constant, an attribute) is Python's isinstance,
-    // evaluated while FX traces; only the branch taken is recorded.
-    const SymValue& v = frame.get(node->input(0));
-    if (!v.constant || v.constant->isTensor()) fail(node, frame, "torch.jit.isinstance on a value computed from tensors");
-    const c10::TypePtr type = v.constant->type();
-    bool matches = false;
-    for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) matches = matches || type->isSubtypeOf(*candidate);
-    frame.env[node->output()] = SymValue::ofConstant(c10::IValue(matches));
-    return;
-  }
-  if (kind == c10::prim::SetAttr) fail(node, frame, "modules that assign attributes in forward are not supported");
-  if (kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack) return convertUnpack(node, frame);
-  if (repacked_.count(node)) return;  // the value of a multi-output call, set by setOutputs
-  if (kind == c10::aten::warn) {
-    // warnings.warn runs while Python traces; torch.fx records nothing for it.
-    bool constantInputs = true;
-    for (const jit::Value* in : node->inputs()) constantInputs = constantInputs && frame.get(in).constant.has_value();
-    if (constantInputs) return;
-  }
-  if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct) return convertConstruct(node, frame);
-  if (kind == c10::prim::DictConstruct) return convertDictConstruct(node, frame);
-  static const c10::Symbol listMutations[] = {
-      c10::aten::append, c10::Symbol::fromQualString("aten::extend"), c10::aten::insert, c10::aten::pop,
-      c10::aten::_set_item, c10::aten::clear, c10::Symbol::fromQualString("aten::remove"), c10::Symbol::fromQualString("aten::reverse")};
-  if ((kind == c10::aten::add || kind == c10::aten::slice) && convertListOperation(node, frame)) return;
-  if ((kind == c10::aten::dict || kind == c10::aten::_set_item) && convertDictOperation(node, frame)) return;
-  if (std::find(std::begin(listMutations), std::end(listMutations), kind) != std::end(listMutations)) {
-    if (convertListMutation(node, frame)) return;
-  }
-  if (kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__ || kind == c10::aten::len) {
-    if (convertContainerRead(node, frame)) return;
-  }
-  if (kind == c10::aten::__is__ || kind == c10::aten::__isnot__) {
-    // `x is None` on a value whose static type cannot be None folds to a constant.
-    for (int side = 0; side < 2; ++side) {
-      const SymValue& a = frame.get(node->input(side));
-      const SymValue& b = frame.get(node->input(1 - side));
-      const auto& t = node->input(side)->type();
-      // A node is a Proxy in FX, and a Proxy is never None, whatever its static type: FX takes the
-      // `if mask is not None:` branch for an Optional forward parameter.
-      // A list or tuple built in the code (`children` passed on as [x1]) is a Python object, never None.
-      const bool container = a.input.kind == ValueParts::Kind::List || a.input.kind == ValueParts::Kind::Tuple;
-      if (b.constant && b.constant->isNone() && !a.constant &&
-          (a.arg.isNode() || container || (t->kind() != c10::TypeKind::OptionalType && t->kind() != c10::TypeKind::NoneType))) {
-        frame.env[node->output()] = SymValue::ofConstant(c10::IValue(kind == c10::aten::__isnot__));
-        return;
-      }
-    }
-  }
+  if (const auto* registered = converters().find(node->kind()))
+    for (const Converter converter : *registered)
+      if ((this->*converter)(node, frame)) return;
   convertOperator(node, frame);
+}
+
+void ModuleTracer::registerValueConverters(ConverterTable& t) {
+  t.add(c10::prim::Constant, &ModuleTracer::convertConstant);
+  for (const c10::Symbol s : {c10::prim::CreateObject, c10::prim::Enter, c10::prim::Exit, c10::prim::CallMethod})
+    t.add(s, &ModuleTracer::convertGradMode);
+  t.add(c10::prim::unchecked_cast, &ModuleTracer::convertPassThrough);
+  t.add(c10::aten::_unwrap_optional, &ModuleTracer::convertPassThrough);
+  t.add(c10::prim::Uninitialized, &ModuleTracer::convertUninitialized);
+  t.add(c10::prim::isinstance, &ModuleTracer::convertIsInstance);
+  t.add(c10::prim::SetAttr, &ModuleTracer::refuseSetAttr);
+  t.add(c10::aten::warn, &ModuleTracer::convertWarn);
+  t.add(c10::aten::__is__, &ModuleTracer::convertIsNone);
+  t.add(c10::aten::__isnot__, &ModuleTracer::convertIsNone);
+}
+
+bool ModuleTracer::convertConstant(jit::Node* node, Frame& frame) {
+  if (node->output()->type()->kind() == c10::TypeKind::FunctionType) {
+    frame.env[node->output()] = SymValue::ofConstant(c10::IValue());  // read only by prim::CallFunction
+    return true;
+  }
+  auto value = jit::toIValue(node->output());
+  if (!value) fail(node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
+  if (value->isTensor()) {
+    frame.env[node->output()] = SymValue::ofPendingTensor(value->toTensor(), "");
+  } else {
+    frame.env[node->output()] = SymValue::ofConstant(*value);
+  }
+  return true;
+}
+
+bool ModuleTracer::convertGradMode(jit::Node* node, Frame& frame) {
+  const jit::Value* object = node->kind() == c10::prim::CreateObject ? node->output() : node->input(0);
+  if (!isGradModeObject(object)) return false;
+  // `with torch.no_grad():` is Python that runs while FX traces: no node. The body's operations
+  // are recorded as they are (and run with autograd on, which changes no value).
+  for (const jit::Value* out : node->outputs()) frame.env[out] = SymValue::ofConstant(c10::IValue());
+  return true;
+}
+
+bool ModuleTracer::convertPassThrough(jit::Node* node, Frame& frame) {
+  // A cast of the static type only (unchecked_cast, _unwrap_optional): the value itself.
+  frame.env[node->output()] = frame.get(node->input(0));
+  return true;
+}
+
+bool ModuleTracer::convertUninitialized(jit::Node* node, Frame& frame) {
+  frame.env[node->output()] = SymValue::ofConstant(c10::IValue());
+  return true;
+}
+
+bool ModuleTracer::convertIsInstance(jit::Node* node, Frame& frame) {
+  // torch.jit.isinstance on a concrete value (a constant, an attribute) is Python's isinstance,
+  // evaluated while FX traces; only the branch taken is recorded.
+  const SymValue& v = frame.get(node->input(0));
+  if (!v.constant || v.constant->isTensor()) fail(node, frame, "torch.jit.isinstance on a value computed from tensors");
+  const c10::TypePtr type = v.constant->type();
+  bool matches = false;
+  for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) matches = matches || type->isSubtypeOf(*candidate);
+  frame.env[node->output()] = SymValue::ofConstant(c10::IValue(matches));
+  return true;
+}
+
+bool ModuleTracer::refuseSetAttr(jit::Node* node, Frame& frame) {
+  fail(node, frame, "modules that assign attributes in forward are not supported");
+}
+
+bool ModuleTracer::convertWarn(jit::Node* node, Frame& frame) {
+  // warnings.warn runs while Python traces; torch.fx records nothing for it. With a traced value
+  // in its message it is an operator (and fails as one).
+  for (const jit::Value* in : node->inputs())
+    if (!frame.get(in).constant.has_value()) return false;
+  return true;
+}
+
+bool ModuleTracer::convertIsNone(jit::Node* node, Frame& frame) {
+  // `x is None` on a value whose static type cannot be None folds to a constant.
+  for (int side = 0; side < 2; ++side) {
+    const SymValue& a = frame.get(node->input(side));
+    const SymValue& b = frame.get(node->input(1 - side));
+    const auto& t = node->input(side)->type();
+    // A node is a Proxy in FX, and a Proxy is never None, whatever its static type: FX takes the
+    // `if mask is not None:` branch for an Optional forward parameter.
+    // A list or tuple built in the code (`children` passed on as [x1]) is a Python object, never None.
+    const bool container = a.input.kind == ValueParts::Kind::List || a.input.kind == ValueParts::Kind::Tuple;
+    if (b.constant && b.constant->isNone() && !a.constant &&
+        (a.arg.isNode() || container || (t->kind() != c10::TypeKind::OptionalType && t->kind() != c10::TypeKind::NoneType))) {
+      frame.env[node->output()] = SymValue::ofConstant(c10::IValue(node->kind() == c10::aten::__isnot__));
+      return true;
+    }
+  }
+  return false;
 }
 
 void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
@@ -639,7 +604,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
   CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));
   applyConcreteLeftOperand(form);
-  Node* fx = graph_.createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
+  Node* fx = builder_.graph().createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {
     fx->meta().schema = schemaText(*schema);

@@ -12,27 +12,12 @@
 #include "tdfx/error.h"
 #include "tdfx/ir/graph.h"
 #include "call_form.h"
+#include "graph_builder.h"
 #include "python_expr.h"
+#include "source_lookup.h"
 #include "tdfx/nn/source_index.h"
 
 namespace tdfx::trace {
-
-/// A named tuple's field read by name (`x.max(1).values`), or a tensor property (`x.dtype`), not
-/// yet in the graph: FX's Attribute proxy makes its getattr node where the value is first used
-/// by a recorded operation, and only once (shared by copies, and by the lists that hold it).
-struct PendingField {
-  Node* container = nullptr;
-  std::string field;
-  int64_t index = 0;
-  Node* node = nullptr;  ///< the getattr node, once made
-  size_t nodeIndex = 0;  ///< its position (compared without touching the node: it may be gone)
-  /// The container is itself a field not yet in the graph (`sort.values.dtype`); made first.
-  std::shared_ptr<PendingField> containerField;
-  /// A field of a named tuple kept in a variable (`top = x.topk(2)`, then `top.values`): every
-  /// read by name is its own Attribute proxy in FX, so an operation that reads `top.values`
-  /// gets a getattr node of its own (a read bound to a name first, `v = top.values`, is shared).
-  bool perRead = false;
-};
 
 /// How a value is built, for the tracer's own bookkeeping of lists and tuples (their items'
 /// structure survives `append`, unpacking and `len`): a constant, the value of a node, or a list or
@@ -148,18 +133,20 @@ class DataDependentError : public TraceError {
 };
 
 /// Converts TorchScript graphs into nodes of one FX graph. Non-leaf submodule calls, methods and
-/// user functions are inlined; torch.nn leaf modules become call_module nodes.
+/// user functions are inlined; torch.nn leaf modules become call_module nodes. It reads the user's
+/// code through a SourceLookup, builds through a GraphBuilder (which owns rollback), and converts
+/// each TorchScript node with the converters registered for its symbol (ConverterTable).
 class ModuleTracer {
  public:
   /// `sources`: source locations decoded by the loader (may be null: the debug info is then read
   /// directly, which is safe only for archives that are trusted).
-  explicit ModuleTracer(Graph& graph, const SourceIndex* sources = nullptr) : graph_(graph), sources_(sources) {}
+  explicit ModuleTracer(Graph& graph, const SourceIndex* sources = nullptr) : source_(sources), builder_(graph) {}
 
   /// Inlines `module.forward` with `inputs` (not including self) and returns its outputs.
   std::vector<SymValue> traceForward(const ModuleRef& module, std::vector<SymValue> inputs);
 
   /// The user's source of `fn` (its `def` and body); empty when the archive has no debug info.
-  std::string functionSource(const torch::jit::Function& fn) const;
+  std::string functionSource(const torch::jit::Function& fn) const { return source_.functionSource(fn); }
 
   /// Where the printed graph follows code that torch.fx does not run (the TorchScript side of a
   /// branch on `torch.jit.is_scripting()`), one line per function; empty when nowhere.
@@ -168,9 +155,49 @@ class ModuleTracer {
   /// Type of every module whose code was inlined or kept as a leaf, by path.
   const std::map<std::string, std::string>& moduleTypes() const { return moduleTypes_; }
   /// The tensors behind `_tensor_constantN` get_attr nodes (computed while tracing), by target.
-  const std::map<std::string, at::Tensor>& tensorConstants() const { return tensorConstantValues_; }
+  const std::map<std::string, at::Tensor>& tensorConstants() const { return builder_.tensorConstants(); }
 
  private:
+  struct Frame;
+  /// Converts one TorchScript node; false when the node is not this converter's case (the next one
+  /// registered for its symbol is tried, and last convertOperator, the operator tables' call).
+  using Converter = bool (ModuleTracer::*)(torch::jit::Node*, Frame&);
+  /// The converters by TorchScript symbol, in the order they are tried. Each group registers its
+  /// own, in the file that converts it, as torch's JIT keeps one pass per file.
+  class ConverterTable {
+   public:
+    void add(c10::Symbol symbol, Converter converter) { bySymbol_[symbol].push_back(converter); }
+    const std::vector<Converter>* find(c10::Symbol symbol) const;
+
+   private:
+    std::unordered_map<c10::Symbol, std::vector<Converter>> bySymbol_;
+  };
+  static const ConverterTable& converters();
+  /// module_tracer.cpp: values Python computes while FX traces (constants, casts, isinstance,
+  /// `is None`, warnings, grad-mode context managers).
+  static void registerValueConverters(ConverterTable& table);
+  /// calls.cpp: module attributes, method and function calls.
+  static void registerCallConverters(ConverterTable& table);
+  /// control_flow.cpp: if, loops, raise.
+  static void registerControlFlowConverters(ConverterTable& table);
+  /// containers.cpp: lists, tuples and dicts.
+  static void registerContainerConverters(ConverterTable& table);
+  /// A converter that always handles its node, from one that returns nothing.
+  template <void (ModuleTracer::*Convert)(torch::jit::Node*, Frame&)>
+  bool always(torch::jit::Node* node, Frame& frame) {
+    (this->*Convert)(node, frame);
+    return true;
+  }
+  bool convertConstant(torch::jit::Node* node, Frame& frame);
+  bool convertGradMode(torch::jit::Node* node, Frame& frame);
+  bool convertPassThrough(torch::jit::Node* node, Frame& frame);
+  bool convertUninitialized(torch::jit::Node* node, Frame& frame);
+  bool convertIsInstance(torch::jit::Node* node, Frame& frame);
+  [[noreturn]] bool refuseSetAttr(torch::jit::Node* node, Frame& frame);
+  [[noreturn]] bool refuseRaise(torch::jit::Node* node, Frame& frame);
+  bool convertWarn(torch::jit::Node* node, Frame& frame);
+  bool convertIsNone(torch::jit::Node* node, Frame& frame);
+
   /// A statement `NAME = CONTAINER[INDEX]` at a function body's own level that TorchScript removed
   /// as dead code (dead_statements.cpp); `begin`, `end`: its offsets in the function's source.
   struct DeadRead {
@@ -229,8 +256,6 @@ class ModuleTracer {
   /// Puts the pending fields held in a list or tuple into the graph (their getattr nodes); true
   /// when there were any.
   bool materializeParts(ValueParts& parts, Argument& arg);
-  /// The getattr / getitem node of a pending field, made now if it is not yet (its container first).
-  Node* materializeField(const std::shared_ptr<SymValue::PendingField>& field);
   bool foldable(torch::jit::Node* node, const Frame& frame) const;
   /// A get_attr node for `target` ("" for a new `_tensor_constantN`). A parameter is a Proxy, one
   /// node per target (`shared`); a buffer or plain tensor is a Python tensor that FX puts into the
@@ -240,9 +265,6 @@ class ModuleTracer {
   /// Tensors that FX holds as plain Python tensors (buffers, constants) go back to pending after
   /// the step that used them, so the next use gets its own get_attr node, as in FX.
   void restorePendingTensors(Frame& frame);
-  /// get_attr nodes of tensors FX holds as plain Python tensors: a binary operator with one on the
-  /// left and a Proxy on the right is Tensor's method (`b.mul(x)`), not the operator.
-  std::unordered_set<const Node*> concreteTensorNodes_;
   /// The method FX records for `concrete OP proxy` (Tensor.__mul__ dispatches as `mul`), or "".
   static std::string concreteLeftMethod(const std::string& operatorTarget);
   /// Rewrites `operator.X(concrete tensor, proxy)` into Tensor's method on the concrete tensor.
@@ -258,12 +280,6 @@ class ModuleTracer {
   void convertDictConstruct(torch::jit::Node* node, Frame& frame);
   Node* createLeafCall(torch::jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
                        const std::vector<SymValue>& args);
-  /// operator.getitem(container, index), or builtins.getattr(container, field) when the code
-  /// reads a named tuple's field by name.
-  Node* createGetItem(Node* container, int64_t index, const std::string& field = "");
-  /// The user's expression behind `node` (null without user source): the whole expression parsed
-  /// from the node's range on, and the part TorchScript's range covers.
-  std::pair<py::ExprPtr, py::ExprPtr> writtenExpression(torch::jit::Node* node) const;
   static void describeModule(const torch::jit::Module& module, NodeMeta& meta);
   [[noreturn]] void fail(torch::jit::Node* node, const Frame& frame, const std::string& what) const;
   bool convertContainerRead(torch::jit::Node* node, Frame& frame);
@@ -298,25 +314,15 @@ class ModuleTracer {
   /// Reads `self.NAME` of the frame's module: constants and plain attributes, as Python holds them.
   AttributeValues attributeValues(const Frame& frame) const;
 
-  /// The user's source for a node, or nullopt; the location in the archive's code otherwise.
-  std::optional<SourceLocation> userSource(torch::jit::Node* node) const;
-
-  Graph& graph_;
-  const SourceIndex* sources_;
+  SourceLookup source_;
+  GraphBuilder builder_;
   /// Records which TorchScript value each node made since position `mark` stands for (their
   /// NodeMeta::eagerValue), from the outputs of the TorchScript nodes [first, last) just converted.
   void recordEagerValues(torch::jit::graph_node_list_iterator first, torch::jit::graph_node_list_iterator last,
                          size_t mark, const Frame& frame);
   /// The calls inlined and the blocks of ifs taken on the way to the block being converted.
   std::vector<EagerValueRef::Step> path_;
-  std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
-  std::unordered_set<const torch::jit::Node*> repacked_;
-  std::vector<std::weak_ptr<SymValue::PendingField>> madeFields_;  // pending fields given a node
-  /// Erases the nodes from position `mark` on, and forgets every reference the tracer keeps to
-  /// them (get_attr nodes by target, pending fields' nodes): undoing a conversion that is redone.
-  void rollBackTo(size_t mark, int tensorConstants);  // tuples that are a multi-output call's value
-  int tensorConstants_ = 0;
-  std::map<std::string, at::Tensor> tensorConstantValues_;
+  std::unordered_set<const torch::jit::Node*> repacked_;  // tuples that are a multi-output call's value
   std::map<std::string, std::string> moduleTypes_;
 };
 

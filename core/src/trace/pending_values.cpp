@@ -13,21 +13,15 @@ namespace jit = torch::jit;
 
 Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tensor& t, Frame& frame, jit::Node* source,
                                     bool shared) {
-  if (shared) {
-    if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
-  }
-  const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
-  Node* fx = graph_.createNode(OpKind::GetAttr, target);
-  if (attribute.empty()) tensorConstantValues_[target] = t;
-  describeSource(source, frame, fx->meta());
-  if (shared) attrNodes_.emplace(attribute, fx);
-  else concreteTensorNodes_.insert(fx);
+  bool made = false;
+  Node* fx = builder_.tensorAttribute(attribute, t, shared, made);
+  if (made) describeSource(source, frame, fx->meta());
   return fx;
 }
 
 void ModuleTracer::restorePendingTensors(Frame& frame) {
   for (auto& m : frame.materialized) {
-    const bool alive = m.index < graph_.size() && graph_.nodes()[m.index].get() == m.node;
+    const bool alive = builder_.holds(m.node, m.index);
     auto it = frame.env.find(m.value);
     if (it == frame.env.end()) continue;
     // Still unused (made ahead of the operation that reads it): the next use takes this node.
@@ -38,28 +32,23 @@ void ModuleTracer::restorePendingTensors(Frame& frame) {
 }
 
 std::string ModuleTracer::concreteLeftMethod(const std::string& operatorTarget) {
-  // What torch.Tensor's binary slots hand to __torch_function__ (checked against torch.fx 1.13:
+  // What torch.Tensor's binary slots hand to __torch_function__ (generated from torch.fx 1.13:
   // `c / x` records `c.div(x)`, `c // x` `c.__floordiv__(x)`, `c % x` `c.remainder(x)`).
-  static const std::map<std::string, std::string> methods = {
-      {"add", "add"},   {"sub", "sub"},       {"mul", "mul"},        {"truediv", "div"},    {"floordiv", "__floordiv__"},
-      {"pow", "pow"},   {"eq", "eq"},         {"ne", "ne"},          {"lt", "lt"},          {"le", "le"},
-      {"gt", "gt"},     {"ge", "ge"},         {"matmul", "matmul"},  {"mod", "remainder"},  {"and_", "__and__"},
-      {"or_", "__or__"}, {"xor", "__xor__"},  {"lshift", "__lshift__"}, {"rshift", "__rshift__"}};
-  if (operatorTarget.rfind("operator.", 0) != 0) return "";
-  auto it = methods.find(operatorTarget.substr(9));
-  return it == methods.end() ? "" : it->second;
+  const auto name = fx_target::operatorName(operatorTarget);
+  const auto* magic = name ? fx::findMagicMethod(*name) : nullptr;
+  return magic ? magic->concreteLeftMethod : "";
 }
 
 void ModuleTracer::applyConcreteLeftOperand(CallForm& form) const {
   if (form.op != OpKind::CallFunction || form.args.size() != 2 || !form.kwargs.empty()) return;
   const Argument& left = form.args[0];
   const Argument& right = form.args[1];
-  if (!left.isNode() || !concreteTensorNodes_.count(left.node())) return;
-  if (!right.isNode() || concreteTensorNodes_.count(right.node())) return;
-  if (form.target == fx_target::kGetItem) {
+  if (!left.isNode() || !builder_.isConcreteTensor(left.node())) return;
+  if (!right.isNode() || builder_.isConcreteTensor(right.node())) return;
+  if (fx_target::names(form.target, fx_target::kGetItem)) {
     // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple.
     form.op = OpKind::CallMethod;
-    form.target = "__getitem__";
+    form.target = concreteLeftMethod(form.target);
     form.args = {left, Argument(ArgumentTuple{{right}})};
     return;
   }
@@ -89,12 +78,12 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     }
     if (it != frame.env.end() && it->second.pendingField && it->second.pendingField->perRead &&
         !it->second.pendingField->node) {
-      const py::ExprPtr written = writtenExpression(node).second;
+      const py::ExprPtr written = source_.writtenExpression(node).second;
       if (written && py::operandReadsField(*written, it->second.pendingField->field)) {
         // This operation reads the field by name itself: a getattr node of its own; the value
         // stays pending for the next read (restorePendingTensors).
         auto read = std::make_shared<SymValue::PendingField>(*it->second.pendingField);
-        Node* made = materializeField(read);
+        Node* made = builder_.materializeField(read);
         if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{path_, in};
         frame.materialized.push_back({in, it->second, made, made->index()});
         it->second = SymValue::ofNode(made);
@@ -103,7 +92,7 @@ void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
     }
     if (it != frame.env.end() && it->second.pendingField) {
       const std::shared_ptr<SymValue::PendingField> field = it->second.pendingField;
-      materializeField(field);
+      builder_.materializeField(field);
       it->second = SymValue::ofNode(field->node);
       if (!field->node->meta().eagerValue) field->node->meta().eagerValue = EagerValueRef{path_, in};
       continue;
@@ -128,7 +117,7 @@ bool ModuleTracer::materializeParts(ValueParts& parts, Argument& arg) {
   for (size_t i = 0; i < parts.items.size(); ++i) {
     ValueParts& part = parts.items[i];
     if (part.kind == ValueParts::Kind::PendingField && part.field) {
-      Node* n = materializeField(part.field);
+      Node* n = builder_.materializeField(part.field);
       part = ValueParts::ofNode(n);
       (*items)[i] = Argument(n);
       made = true;
@@ -139,14 +128,5 @@ bool ModuleTracer::materializeParts(ValueParts& parts, Argument& arg) {
   return made;
 }
 
-Node* ModuleTracer::materializeField(const std::shared_ptr<SymValue::PendingField>& field) {
-  if (!field->node) {
-    Node* container = field->containerField ? materializeField(field->containerField) : field->container;
-    field->node = createGetItem(container, field->index, field->field);
-    field->nodeIndex = field->node->index();
-    madeFields_.push_back(field);
-  }
-  return field->node;
-}
 
 }  // namespace tdfx::trace

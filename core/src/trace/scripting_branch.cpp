@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 #include "module_tracer.h"
 
 namespace tdfx::trace {
@@ -91,7 +91,7 @@ std::optional<ScriptingBranch> scriptingBranch(const std::string& source) {
 
 Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const ModuleRef& target,
                                       const jit::Function& fn, const std::vector<SymValue>& args) {
-  const std::string source = functionSource(fn);
+  const std::string source = source_.functionSource(fn);
   if (source.find("is_scripting()") == std::string::npos) return nullptr;
   const auto text = scriptingElseReturn(source);
   const auto header = py::parseFunctionHeader(source, fn.name());
@@ -106,8 +106,7 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
 
   // Each written argument: a forward parameter, `self.NAME`, or a literal. The get_attr nodes are
   // made in the order Python evaluates the arguments; anything else undoes them and falls back.
-  const size_t mark = graph_.size();
-  const int tensorConstants = tensorConstants_;
+  const GraphBuilder::Mark mark = builder_.mark();
   const auto valueOf = [&](const py::Expr& e) -> std::optional<Argument> {
     if (auto literal = literalArgument(e)) return literal;
     if (e.kind == py::Expr::Kind::Name) {
@@ -147,10 +146,10 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
     }
   }
   if (!ok) {
-    rollBackTo(mark, tensorConstants);
+    builder_.rollBackTo(mark);
     return nullptr;
   }
-  Node* fx = graph_.createNode(OpKind::CallFunction, form.target, std::move(form.args), std::move(form.kwargs));
+  Node* fx = builder_.graph().createNode(OpKind::CallFunction, form.target, std::move(form.args), std::move(form.kwargs));
   describeSource(node, frame, fx->meta());
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
@@ -161,7 +160,7 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
 
 void ModuleTracer::noteScriptingBranch(const jit::Function& fn) {
   if (!scriptingNoted_.insert(&fn).second) return;
-  const std::string source = functionSource(fn);
+  const std::string source = source_.functionSource(fn);
   if (source.find("is_scripting()") == std::string::npos) return;
   const auto branch = scriptingBranch(source);
   if (!branch) return;

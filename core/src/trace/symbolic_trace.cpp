@@ -26,7 +26,7 @@ Argument keyArgument(const NestedKey& key) {
 }
 
 Node* createKeyRead(Graph& graph, Node* placeholder, const NestedKey& key) {
-  Node* read = graph.createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(placeholder), keyArgument(key)});
+  Node* read = fx_target::create(graph, fx_target::kGetItem, {Argument(placeholder), keyArgument(key)});
   read->meta().tensordictKey = key;
   return read;
 }
@@ -266,7 +266,7 @@ class SequentialMerger {
       } else {
         // The module returned one tuple-valued node: split it per key.
         for (size_t i = 0; i < keys.size(); ++i)
-          values.push_back(graph_->createNode(OpKind::CallFunction, fx_target::kGetItem, {Argument(v), Argument(int64_t(i))}));
+          values.push_back(fx_target::create(*graph_, fx_target::kGetItem, {Argument(v), Argument(int64_t(i))}));
       }
     } else if (const auto* items = value.items()) {
       // Outputs past the keys are not written (tensordict zips out_keys with the outputs).

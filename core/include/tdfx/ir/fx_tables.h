@@ -1,11 +1,13 @@
 #pragma once
-// What torch.fx 1.13 records for Python spellings of torch calls, generated from torch's own
-// definitions by make_fx_tables.py (fx_tables.cpp). Lookups are by exact spelling.
+// What torch.fx 1.13 records for Python spellings of torch calls, and how its code prints
+// operators, generated from torch's own definitions by core/src/ir/make_fx_tables.py
+// (core/src/ir/fx_tables.cpp). In the ir layer, so the tracer, codegen and runtime read the same
+// tables. Lookups are by exact spelling.
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace tdfx::trace {
+namespace tdfx::fx {
 
 /// How FX records a call of a torch callable.
 enum class CallKind {
@@ -31,6 +33,13 @@ struct OperatorLowering {
   const char* aten;      ///< the operator TorchScript emits: "aten::add"
   bool swapped;          ///< the aten operator takes the operands in the other order
 };
+struct MagicMethod {
+  const char* name;    ///< the operator module's function: "add", "getitem", "pos"
+  const char* format;  ///< how FX's code prints its call: "{} + {}", "{}[{}]", "+{}"
+  /// The Tensor method FX records for `c OP x` with `c` a plain tensor and `x` a Proxy (Tensor's
+  /// slot dispatches as that method: "div" for truediv, "__floordiv__"); "" when none.
+  const char* concreteLeftMethod;
+};
 struct ModuleConstants {
   const char* type;       ///< "torch.nn.modules.conv.Conv2d"
   const char* constants;  ///< the class's __constants__, comma-separated, in declaration order
@@ -41,6 +50,8 @@ extern const size_t kNumModuleConstants;
 extern const size_t kNumCallables;
 extern const OperatorLowering kOperators[];
 extern const size_t kNumOperators;
+extern const MagicMethod kMagicMethods[];
+extern const size_t kNumMagicMethods;
 extern const char* const kTensorMethods[];
 extern const size_t kNumTensorMethods;
 }  // namespace generated
@@ -65,10 +76,14 @@ bool isTensorMethod(const std::string& name);
 /// one operand -> "neg", `==` -> "eq"); empty when FX has no magic method for it.
 std::string operatorName(const std::string& text, bool unary);
 
+/// FX's magic method `name` ("add", "getitem"); null when FX prints the operator function as a
+/// call (`operator.not_(x)`).
+const generated::MagicMethod* findMagicMethod(const std::string& name);
+
 /// The lowering row for FX operator `name` on operand kinds `operands` ("Tf"), or null.
 const generated::OperatorLowering* findOperatorLowering(const std::string& name, const std::string& operands);
 
 /// The FX operator whose TorchScript lowering of `operands` operands (unswapped) is `aten`, or null.
 const generated::OperatorLowering* findOperatorForAten(const std::string& aten, size_t operands);
 
-}  // namespace tdfx::trace
+}  // namespace tdfx::fx

@@ -3,9 +3,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "fx_tables.h"
+#include "tdfx/ir/fx_tables.h"
 
-namespace tdfx::trace {
+namespace tdfx::fx {
 
 const generated::CallableSpelling* findCallable(const std::string& spelling) {
   static const auto* index = [] {
@@ -97,4 +97,14 @@ const generated::OperatorLowering* findOperatorForAten(const std::string& aten, 
   return nullptr;
 }
 
-}  // namespace tdfx::trace
+const generated::MagicMethod* findMagicMethod(const std::string& name) {
+  static const auto* index = [] {
+    auto* m = new std::unordered_map<std::string_view, const generated::MagicMethod*>();
+    for (size_t i = 0; i < generated::kNumMagicMethods; ++i) m->emplace(generated::kMagicMethods[i].name, &generated::kMagicMethods[i]);
+    return m;
+  }();
+  auto it = index->find(name);
+  return it == index->end() ? nullptr : it->second;
+}
+
+}  // namespace tdfx::fx

@@ -1,0 +1,63 @@
+#include "graph_builder.h"
+
+#include "tdfx/ir/fx_target.h"
+
+namespace tdfx::trace {
+
+void GraphBuilder::rollBackTo(const Mark& mark) {
+  for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
+    it = it->second->index() >= mark.nodes ? attrNodes_.erase(it) : std::next(it);
+  for (auto it = concreteTensorNodes_.begin(); it != concreteTensorNodes_.end();)
+    it = (*it)->index() >= mark.nodes ? concreteTensorNodes_.erase(it) : std::next(it);
+  for (auto it = madeFields_.begin(); it != madeFields_.end();) {
+    auto field = it->lock();
+    if (field && field->node && field->nodeIndex >= mark.nodes) field->node = nullptr;
+    it = !field || !field->node ? madeFields_.erase(it) : std::next(it);
+  }
+  graph_.truncate(mark.nodes);
+  // A constant made after the mark is gone with its node; its number is given again.
+  for (int k = mark.tensorConstants; k < tensorConstants_; ++k) tensorConstantValues_.erase("_tensor_constant" + std::to_string(k));
+  tensorConstants_ = mark.tensorConstants;
+}
+
+Node* GraphBuilder::getItem(Node* container, int64_t index, const std::string& field) {
+  Node* item = nullptr;
+  if (field.empty()) {
+    item = fx_target::create(graph_, fx_target::kGetItem, {Argument(container), Argument(index)});
+  } else {
+    // A named tuple's field read by name (`x.max(1).values`): FX records the attribute read,
+    // builtins.getattr(max_1, 'values'), where the code reads it.
+    item = fx_target::create(graph_, fx_target::kGetAttr, {Argument(container), Argument(field)});
+  }
+  item->meta().modulePath = container->meta().modulePath;
+  item->meta().moduleType = container->meta().moduleType;
+  item->meta().sourceFile = container->meta().sourceFile;
+  item->meta().sourceLine = container->meta().sourceLine;
+  return item;
+}
+
+Node* GraphBuilder::materializeField(const std::shared_ptr<PendingField>& field) {
+  if (!field->node) {
+    Node* container = field->containerField ? materializeField(field->containerField) : field->container;
+    field->node = getItem(container, field->index, field->field);
+    field->nodeIndex = field->node->index();
+    madeFields_.push_back(field);
+  }
+  return field->node;
+}
+
+Node* GraphBuilder::tensorAttribute(const std::string& attribute, const at::Tensor& t, bool shared, bool& made) {
+  made = false;
+  if (shared) {
+    if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
+  }
+  const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
+  Node* fx = graph_.createNode(OpKind::GetAttr, target);
+  made = true;
+  if (attribute.empty()) tensorConstantValues_[target] = t;
+  if (shared) attrNodes_.emplace(attribute, fx);
+  else concreteTensorNodes_.insert(fx);
+  return fx;
+}
+
+}  // namespace tdfx::trace

@@ -19,7 +19,9 @@ model, keeps those both references accept (torch.jit.script and the reference sy
 timm and torchvision also under 60M parameters, as the issue that asked for this measured), and
 writes DIR/SOURCE/NAME.pt with the reference's graph and code. One `tdfx-cli trace --out-dir
 --from --verify` process then traces and verifies every archive of the source. A model counts when
-its graph and code equal the reference's byte for byte and verify says PASSED.
+its graph and code equal the reference's byte for byte and verify says PASSED. A TensorDict module
+that TorchScript accepts but the reference refuses is traced and verified too, and listed as `no
+reference` (not counted: there is nothing to compare with).
 
 Output: one line per model (`exact`/`differs: graph line N`/`error`, and the verdict), a list of the
 models left out with the reason, and `source: N/M exact and verified` per source. Exit status 0 when
@@ -101,6 +103,10 @@ class Writer:
                 f.write(text)
         self._line({"name": name, "family": family, "inputs": inputs})
 
+    def keep_unjudged(self, name, family, inputs, why):
+        """A model the reference cannot trace but TorchScript can: traced and verified, not compared."""
+        self._line({"name": name, "family": family, "inputs": inputs, "no_reference": why})
+
     def _line(self, entry):
         self.manifest.write(json.dumps(entry) + "\n")
         self.manifest.flush()
@@ -163,14 +169,19 @@ def add_tensordict(writer, name, family, build, example):
         except Exception as e:  # noqa: BLE001
             return writer.left_out(name, family, f"the eager module fails on its example input: {_first_line(e)}")
         try:
-            gm = symbolic_trace(module)
+            gm, refused = symbolic_trace(module), None
         except Exception as e:  # noqa: BLE001
-            return writer.left_out(name, family, f"tensordict's symbolic_trace refuses it: {_first_line(e)}")
+            gm, refused = None, f"tensordict's symbolic_trace refuses it: {_first_line(e)}"
         try:
             tdfx_export.export(module, os.path.join(writer.out, f"{name}.pt"), example_inputs=example, method="script")
         except Exception as e:  # noqa: BLE001
-            return writer.left_out(name, family, f"torch.jit.script refuses it: {_first_line(e)}")
+            why = f"torch.jit.script refuses it: {_first_line(e)}"
+            return writer.left_out(name, family, f"{refused}; {why}" if refused else why)
         inputs = [_shape_flag(".".join(k) if isinstance(k, tuple) else k, t) for k, t in flat.items()]
+        if refused:
+            # Nothing to compare the printout with; tdfx still traces it, and verify says whether the
+            # printed graph computes what eager does.
+            return writer.keep_unjudged(name, family, inputs, refused)
         writer.keep(name, family, str(gm.graph), gm.code, inputs)
     except ModelTimeout as e:
         writer.left_out(name, family, str(e))
@@ -398,7 +409,7 @@ def judge(cli, source, out, seed, timeout):
     with open(listing, "w") as f:
         for e in kept:
             f.write(" ".join([os.path.join(out, e["name"] + ".pt")] + [f"--input {i}" for i in e["inputs"]]) + "\n")
-    lines, counted = [], 0
+    lines, counted, unjudged = [], 0, []
     if kept:
         cmd = [cli, "trace", "--out-dir", results, "--from", listing, "--verify", "--seed", str(seed)]
         start = time.monotonic()
@@ -415,11 +426,15 @@ def judge(cli, source, out, seed, timeout):
         if error is not None:
             lines.append(f"{source:<12} {name:<36} error: {error.strip().splitlines()[0][:160]}")
             continue
-        graph = first_difference(read(os.path.join(out, name + ".ref.graph.txt")), read(base + ".graph.txt"))
-        code = first_difference(read(os.path.join(out, name + ".ref.code.txt")), read(base + ".code.txt"))
         report = read(base + ".verify.txt") or ""
         verdict = "PASSED" if "PASSED" in report else next(
             (line.strip() for line in report.splitlines() if "FAILED" in line or "not" in line), "no verdict")[:100]
+        if "no_reference" in e:
+            unjudged.append(verdict == "PASSED")
+            lines.append(f"{source:<12} {name:<36} no reference ({e['no_reference'][:90]})  {verdict}")
+            continue
+        graph = first_difference(read(os.path.join(out, name + ".ref.graph.txt")), read(base + ".graph.txt"))
+        code = first_difference(read(os.path.join(out, name + ".ref.code.txt")), read(base + ".code.txt"))
         text = "exact" if not graph and not code else ("graph " + graph if graph else "code " + code)[:200]
         ok = not graph and not code and verdict == "PASSED"
         counted += ok
@@ -429,11 +444,14 @@ def judge(cli, source, out, seed, timeout):
     left = [e for e in entries if "left_out" in e]
     for e in left:
         print(f"{source:<12} {e['name']:<36} left out: {e['left_out']}")
-    families = sorted({e["family"] for e in kept})
+    compared = [e for e in kept if "no_reference" not in e]
+    families = sorted({e["family"] for e in compared})
     exact_families = sorted({e["family"] for e, line in zip(kept, lines) if line.endswith("exact  PASSED")})
-    summary = (f"{source}: {counted}/{len(kept)} exact and verified ({len(exact_families)} of {len(families)} "
+    summary = (f"{source}: {counted}/{len(compared)} exact and verified ({len(exact_families)} of {len(families)} "
                f"families whole or in part), {len(left)} left out")
-    return counted, len(kept), summary
+    if unjudged:
+        summary += f"; {sum(unjudged)}/{len(unjudged)} the reference refuses traced and verified"
+    return counted, len(compared), summary
 
 
 def main():

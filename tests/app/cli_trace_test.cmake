@@ -52,6 +52,26 @@ foreach(flags "verify;--atol;nan" "verify;--rtol;inf" "verify;--atol;-1" "trace;
   endif()
 endforeach()
 
+# TorchScript export (issue 35, findings 6 and 12): keys that flatten alike are refused in one line
+# and nothing is written; keys with a newline or other control characters export as they are.
+foreach(case "flattened_alike_in;in key 'a\\.b' and key \\('a', 'b'\\) both become 'a\\.b'"
+             "flattened_alike_out;out key 'o\\.p' and key \\('o', 'p'\\) both become 'o\\.p'")
+  list(GET case 0 name)
+  list(GET case 1 expected)
+  execute_process(COMMAND ${CLI} export ${FIXTURES}/${name}.pt -o ${WORK}/${name}_ts.pt
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines lines)
+  if(rc EQUAL 0 OR NOT err MATCHES "${expected}" OR NOT lines EQUAL 1 OR EXISTS ${WORK}/${name}_ts.pt)
+    message(FATAL_ERROR "export ${name}.pt to TorchScript: exit ${rc}, ${lines} line(s): ${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CLI} export ${FIXTURES}/control_char_keys.pt -o ${WORK}/control_char_keys_ts.pt
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/control_char_keys_ts.pt)
+  message(FATAL_ERROR "export control_char_keys.pt to TorchScript: exit ${rc}: ${err}")
+endif()
+
 # Errors: a clear message on stderr and a non-zero exit.
 execute_process(COMMAND ${CLI} trace ${FIXTURES}/no-such-model.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0 OR NOT err MATCHES "no-such-model.pt: no such file")

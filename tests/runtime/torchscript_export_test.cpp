@@ -110,5 +110,37 @@ TEST(TorchScriptExport, ACallTorchScriptCannotExpressNamesTheNode) {
   EXPECT_NE(what.find("no function 'torch.no_such_function'"), std::string::npos) << what;
 }
 
+TEST(TorchScriptExport, KeysThatFlattenAlikeAreRefusedNamingBoth) {
+  // Issue 35, finding 6: ('a', 'b') and 'a.b' are one entry of the exported Dict[str, Tensor]; the
+  // forward read one tensor twice (x - x = 0), and of two outputs one was lost.
+  for (const auto& [name, expected] :
+       {std::pair<const char*, const char*>{"flattened_alike_in.pt",
+                                            "in key 'a.b' and key ('a', 'b') both become 'a.b'"},
+        {"flattened_alike_out.pt", "out key 'o.p' and key ('o', 'p') both become 'o.p'"}}) {
+    SCOPED_TRACE(name);
+    ModelFile model = loadModelFile(fixture(name));
+    const GraphModule module(symbolicTrace(*model.module));
+    const std::string what = testing::errorOf<RuntimeError>([&] { saveTorchScript(module); });
+    EXPECT_NE(what.find(expected), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(TorchScriptExport, KeysWithControlCharactersAreWrittenAsTheyAre) {
+  // Issue 35, finding 12: a newline in an out key broke the forward's source (a 15-line compile dump).
+  torch::NoGradGuard noGrad;
+  Exported e = exportFixture("control_char_keys.pt");
+  const TensorDict inputs = verificationInputs(e.model, {}, 0);
+  TensorDict expected = inputs.clone();
+  e.module->forward(expected);
+  c10::Dict<std::string, at::Tensor> in;
+  for (const NestedKey& key : inputs.keys(true, true)) in.insert(flattenedKey(key), inputs.get(key));
+  const auto out = e.loaded.forward({in}).toGenericDict();
+  ASSERT_TRUE(out.contains("line\nbreak"));
+  ASSERT_TRUE(out.contains(std::string("bell\a.del\x7f")));
+  EXPECT_TRUE(at::equal(out.at("line\nbreak").toTensor(), expected.get(NestedKey("line\nbreak"))));
+  EXPECT_TRUE(at::equal(out.at(std::string("bell\a.del\x7f")).toTensor(), expected.get(NestedKey({"bell\a", "del\x7f"}))));
+}
+
 }  // namespace
 }  // namespace tdfx

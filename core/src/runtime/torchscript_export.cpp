@@ -1,17 +1,43 @@
 #include "tdfx/runtime/torchscript_export.h"
 
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
 #include "node_emitter.h"
 #include "tdfx/error.h"
+#include "tdfx/ir/fx_target.h"
+#include "tdfx/nn/td_module.h"
 
 namespace tdfx {
 
 namespace jit = torch::jit;
 
 namespace {
+
+// A TorchScript string literal for any key: quotes and backslashes escaped, control characters
+// (a newline in a key) as three-digit octal escapes, which TorchScript's lexer reads (it has no
+// `\x`); UTF-8 stays as it is.
+std::string stringLiteral(const std::string& text) {
+  std::string quoted = "'";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\'' || c == '\\') {
+      quoted += '\\';
+      quoted += c;
+    } else if (byte < 0x20 || byte == 0x7f) {
+      quoted += '\\';
+      quoted += static_cast<char>('0' + (byte >> 6));
+      quoted += static_cast<char>('0' + ((byte >> 3) & 7));
+      quoted += static_cast<char>('0' + (byte & 7));
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
 
 class ForwardBuilder {
  public:
@@ -24,6 +50,7 @@ class ForwardBuilder {
   }
 
   void build() {
+    refuseCollidingKeys();
     for (const auto& n : traced_.graph->nodes()) {
       const Node& node = *n;
       try {
@@ -42,6 +69,38 @@ class ForwardBuilder {
   }
 
  private:
+  // The exported forward takes and returns one Dict[str, Tensor] keyed by flattened keys: two keys
+  // that flatten alike (`'a.b'` and `('a', 'b')`) would read one entry, or store one result over
+  // the other. Such a model is refused, naming both keys.
+  void refuseCollidingKeys() const {
+    std::map<std::string, NestedKey> seen;
+    const auto check = [&](const NestedKey& key, const char* role) {
+      const std::string flat = flattenedKey(key);
+      auto [it, added] = seen.emplace(flat, key);
+      if (added || it->second == key) return;
+      throw RuntimeError("cannot export to TorchScript: " + std::string(role) + " " + keyRepr(key) + " and key " +
+                         keyRepr(it->second) + " both become '" + flat +
+                         "' in the exported forward's Dict[str, Tensor]; rename one of them");
+    };
+    const Node* td = tensordictNode(traced_);
+    if (!td) return;
+    for (const NestedKey& key : module_.inKeys()) check(key, "in key");
+    for (const auto& n : traced_.graph->nodes()) {
+      if (!fx_target::isCallTo(*n, fx_target::kGetItem) || n->args().size() != 2 || !n->args()[0].isNode() ||
+          n->args()[0].node() != td)
+        continue;
+      std::optional<NestedKey> key;
+      try {
+        key = runtime::tensordictKey(n->args()[1]);
+      } catch (const RuntimeError&) {
+        continue;  // a malformed key: its node says so when it is emitted
+      }
+      check(*key, "key read");
+    }
+    for (const NestedKey& key : traced_.outKeys)
+      if (!isDiscardKey(key)) check(key, "out key");
+  }
+
   static const Node* tensordictNode(const TracedGraph& traced) {
     if (!traced.readsTensorDict) return nullptr;
     for (const auto& n : traced.graph->nodes())
@@ -110,10 +169,7 @@ class ForwardBuilder {
       if (isDiscardKey(keys[k])) continue;
       const std::string v = "v" + std::to_string(inputs.size());
       source += ", " + v + ": __t" + std::to_string(inputs.size());
-      std::string quoted = "'";
-      for (char c : flattenedKey(keys[k])) quoted += (c == '\'' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-      quoted += "'";
-      body += "    if " + v + " is not None:\n        out[" + quoted + "] = " + v + "\n";
+      body += "    if " + v + " is not None:\n        out[" + stringLiteral(flattenedKey(keys[k])) + "] = " + v + "\n";
       inputs.push_back(values[k]);
     }
     source += ") -> Dict[str, Tensor]:\n" + body + "    return out\n";

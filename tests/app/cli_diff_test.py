@@ -65,6 +65,21 @@ added_params = [l for l in out.splitlines() if l.startswith(("+ parameter ", "+ 
 check(all(re.match(r"\+ (parameter|buffer) (layer1\.2|layer2\.[23]|layer3\.[2-5]|layer4\.2)\.", l) for l in added_params)
       and len(added_params) == 96, f"grown: added parameters {len(added_params)}")
 
+# Models a diff once called identical (issue 35, finding 4): values are compared exactly (int64
+# 2^53 + 1 is not 2^53), complex values are read, and a parameter literally named "a.b" is not
+# merged with submodule a's b.
+big, big1, cplx, dot2, dot10 = (os.path.join(cache, n) for n in (
+    "int64_2p53.pt", "int64_2p53_plus1.pt", "complex.pt", "dotted_2.pt", "dotted_10.pt"))
+rc, out, err = diff(big, big1)
+check(rc == 1 and "~ buffer offset: values differ, max |delta| 1 " in out, f"int64 2^53: exit {rc}\n{out}{err}")
+rc, out, err = diff(cplx, cplx)
+check(rc == 0 and out.endswith("identical\n") and "not read" not in out, f"complex self-diff: exit {rc}\n{out}{err}")
+rc, out, err = diff(dot2, dot10)
+check(rc == 1 and "~ parameter ['a.b']: values differ, max |delta| 8" in out and "parameter a.b:" not in out,
+      f"dotted name: exit {rc}\n{out}{err}")
+rc, out, err = diff(dot2, dot2)
+check(rc == 0 and "2 of 2 parameters and buffers equal" in out, f"dotted self-diff: exit {rc}\n{out}{err}")
+
 # Trouble is 2: a missing file, a file that is not a model, a usage error.
 notmodel = os.path.join(cache, "not_a_model.pt")
 with open(notmodel, "w") as f:

@@ -5,6 +5,13 @@
   resnet34_grown.pt      resnet34 holding resnet18's weights wherever the names agree, so only
                          its added blocks are new
 
+And small ones a diff once called identical though they differ (issue 35, finding 4):
+
+  int64_2p53.pt, int64_2p53_plus1.pt   an int64 buffer holding 2^53 and 2^53 + 1 (equal as doubles)
+  complex.pt                           a complex64 parameter (its self-diff said "values not read")
+  dotted_2.pt, dotted_10.pt            a root parameter literally named "a.b" (2 or 10) beside
+                                       submodule a's b (10): named_parameters names both "a.b"
+
 Usage: make_diff_models.py DIR (files already in DIR are kept: it is a cache).
 """
 import os
@@ -20,6 +27,42 @@ def save(module, path):
     tmp = path + ".tmp"
     torch.jit.script(module.eval()).save(tmp)
     os.replace(tmp, path)
+
+
+class Int64Offset(torch.nn.Module):
+    def __init__(self, value):
+        super().__init__()
+        self.register_buffer("offset", torch.tensor([value], dtype=torch.int64))
+
+    def forward(self, x):
+        return x + self.offset
+
+
+class ComplexScale(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([1.5 + 2j, -0.5 + 0.25j], dtype=torch.complex64))
+
+    def forward(self, x):
+        return (x * self.scale).real
+
+
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.b = torch.nn.Parameter(torch.full((3,), 10.0))
+
+
+class DottedName(torch.nn.Module):
+    """Only a crafted archive has a parameter named "a.b" (torch.nn refuses the name; its dict does not)."""
+
+    def __init__(self, value):
+        super().__init__()
+        self.a = Inner()
+        self._parameters["a.b"] = torch.nn.Parameter(torch.full((3,), value))
+
+    def forward(self, x):
+        return x * self.a.b
 
 
 def main():
@@ -38,6 +81,11 @@ def main():
     missing, unexpected = r34.load_state_dict(r18.state_dict(), strict=False)
     assert not unexpected, unexpected
     save(r34, os.path.join(out, "resnet34_grown.pt"))
+    save(Int64Offset(2 ** 53), os.path.join(out, "int64_2p53.pt"))
+    save(Int64Offset(2 ** 53 + 1), os.path.join(out, "int64_2p53_plus1.pt"))
+    save(ComplexScale(), os.path.join(out, "complex.pt"))
+    save(DottedName(2.0), os.path.join(out, "dotted_2.pt"))
+    save(DottedName(10.0), os.path.join(out, "dotted_10.pt"))
 
 
 if __name__ == "__main__":

@@ -52,7 +52,9 @@ ParameterChange compareValues(const ParameterValues& a, const ParameterValues& b
     c.detail = formatShape(a.shape) + " -> " + formatShape(b.shape);
     return c;
   }
-  if (a.values.size() != b.values.size() || (a.values.empty() && !a.shape.empty() && a.shape != std::vector<int64_t>{0})) {
+  const bool read = !a.values.empty() || !a.integers.empty();
+  if (a.values.size() != b.values.size() || a.integers.size() != b.integers.size() ||
+      (!read && !a.shape.empty() && a.shape != std::vector<int64_t>{0})) {
     c.kind = ParameterChange::Kind::NotCompared;
     c.detail = "values not read (" + a.dtype + ")";
     return c;
@@ -64,6 +66,14 @@ ParameterChange compareValues(const ParameterValues& a, const ParameterValues& b
     equal = false;
     const double d = std::isfinite(x) && std::isfinite(y) ? std::abs(x - y) : INFINITY;
     c.maxAbsDiff = std::max(c.maxAbsDiff, d);
+  }
+  for (size_t i = 0; i < a.integers.size(); ++i) {
+    if (a.integers[i] == b.integers[i]) continue;
+    equal = false;
+    // Exact in unsigned arithmetic for any two int64s (their difference may not fit an int64).
+    const auto x = static_cast<uint64_t>(a.integers[i]), y = static_cast<uint64_t>(b.integers[i]);
+    const uint64_t d = a.integers[i] > b.integers[i] ? x - y : y - x;
+    c.maxAbsDiff = std::max(c.maxAbsDiff, static_cast<double>(d));
   }
   if (!equal) {
     c.kind = ParameterChange::Kind::Differs;

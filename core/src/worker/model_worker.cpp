@@ -183,6 +183,12 @@ std::vector<ParameterValues> ModelWorker::parameterValues() {
       v.values.resize(bytes.size() / sizeof(double));
       std::memcpy(v.values.data(), bytes.data(), bytes.size());
     }
+    if (p.contains("integers")) {
+      const auto& bytes = p.at("integers").get_binary();
+      if (bytes.size() % sizeof(int64_t) != 0) throw Error("the model worker sent a malformed parameter " + v.name);
+      v.integers.resize(bytes.size() / sizeof(int64_t));
+      std::memcpy(v.integers.data(), bytes.data(), bytes.size());
+    }
     out.push_back(std::move(v));
   }
   return out;

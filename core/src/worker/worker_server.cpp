@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -273,22 +274,46 @@ def forward(self, x: Tensor) -> Tensor:
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }
 
-  // Every parameter and buffer of the root with its values as doubles (CBOR bytes), for diff.
+  // Every parameter and buffer of the root with its values, exactly, for diff (CBOR bytes):
+  // floating tensors as doubles (exact for every float dtype), complex ones as their real and
+  // imaginary parts, integers and bools as int64 (a double would round 2^53 + 1), quantized ones
+  // by their integer representation.
   json parameterValues() {
     const ModelFile& m = openModel();
     json list = json::array();
     const auto add = [&](const std::string& name, const at::Tensor& value, bool buffer) {
-      const at::Tensor t = value.detach();
+      at::Tensor t = value.detach();
       json p = {{"name", name}, {"shape", t.sizes().vec()}, {"dtype", dtypeToString(t.scalar_type())}, {"buffer", buffer}};
-      if (t.numel() > 0 && !t.is_complex()) {
-        const at::Tensor d = t.to(at::kDouble).contiguous();
+      if (t.is_quantized()) t = t.int_repr();
+      if (t.numel() > 0 && (at::isIntegralType(t.scalar_type(), /*includeBool=*/true))) {
+        const at::Tensor d = t.to(at::kLong).contiguous();
+        const auto* bytes = reinterpret_cast<const uint8_t*>(d.data_ptr<int64_t>());
+        p["integers"] = json::binary(std::vector<uint8_t>(bytes, bytes + d.numel() * static_cast<int64_t>(sizeof(int64_t))));
+      } else if (t.numel() > 0) {
+        const at::Tensor d = (t.is_complex() ? at::view_as_real(t.resolve_conj()) : t).to(at::kDouble).contiguous();
         const auto* bytes = reinterpret_cast<const uint8_t*>(d.data_ptr<double>());
         p["values"] = json::binary(std::vector<uint8_t>(bytes, bytes + d.numel() * static_cast<int64_t>(sizeof(double))));
       }
       list.push_back(std::move(p));
     };
-    for (const auto& p : m.root.named_parameters(/*recurse=*/true)) add(p.name, p.value, false);
-    for (const auto& b : m.root.named_buffers(/*recurse=*/true)) add(b.name, b.value, true);
+    // Named by their path, walked here rather than by named_parameters: a crafted archive can hold a
+    // root parameter literally named "a.b" beside submodule a's b, and both would be "a.b". A name
+    // part with a '.' in it is written `['a.b']`.
+    const auto qualify = [](const std::string& prefix, const std::string& name) {
+      if (name.find('.') != std::string::npos) return prefix + "['" + name + "']";
+      return prefix.empty() ? name : prefix + "." + name;
+    };
+    const std::function<void(const torch::jit::Module&, const std::string&, bool)> walk =
+        [&](const torch::jit::Module& module, const std::string& prefix, bool buffers) {
+          if (buffers) {
+            for (const auto& b : module.named_buffers(/*recurse=*/false)) add(qualify(prefix, b.name), b.value, true);
+          } else {
+            for (const auto& p : module.named_parameters(/*recurse=*/false)) add(qualify(prefix, p.name), p.value, false);
+          }
+          for (const auto& child : module.named_children()) walk(child.value, qualify(prefix, child.name), buffers);
+        };
+    walk(m.root, "", false);
+    walk(m.root, "", true);
     return {{"ok", true}, {"parameters", std::move(list)}};
   }
 

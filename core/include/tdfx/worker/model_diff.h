@@ -17,7 +17,10 @@ struct ParameterValues {
   std::vector<int64_t> shape;
   std::string dtype;
   bool isBuffer = false;
+  /// Floating values (complex: real and imaginary parts, interleaved); empty for integer dtypes.
   std::vector<double> values;
+  /// Integer and bool values, exactly (a double rounds int64 past 2^53); empty otherwise.
+  std::vector<int64_t> integers;
 };
 
 /// One difference of a matched node: what differs, and its text in A and in B.

@@ -72,6 +72,16 @@ if(NOT rc EQUAL 0 OR NOT EXISTS ${WORK}/control_char_keys_ts.pt)
   message(FATAL_ERROR "export control_char_keys.pt to TorchScript: exit ${rc}: ${err}")
 endif()
 
+# A parameter literally named "a.b" read beside submodule a's b (issue 35, finding 5): one get_attr
+# `a.b` would print, and run, the other tensor; trace refuses it in one line.
+execute_process(COMMAND ${CLI} trace ${FIXTURES}/dotted_name.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+string(REGEX MATCHALL "\n" newlines "${err}")
+list(LENGTH newlines lines)
+if(rc EQUAL 0 OR NOT lines EQUAL 1 OR NOT out STREQUAL "" OR
+   NOT err MATCHES "attribute 'a\\.b' has a '\\.' in its name, so a dotted target cannot tell it from 'a''s 'b'")
+  message(FATAL_ERROR "trace dotted_name.pt: exit ${rc}, ${lines} line(s)\nstdout: ${out}\nstderr: ${err}")
+endif()
+
 # Errors: a clear message on stderr and a non-zero exit.
 execute_process(COMMAND ${CLI} trace ${FIXTURES}/no-such-model.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(rc EQUAL 0 OR NOT err MATCHES "no-such-model.pt: no such file")

@@ -24,6 +24,7 @@ Exit status: 0 when every valid case passes (or fails exactly as known_failures.
 invalid share is within the limit, 1 otherwise.
 """
 import argparse
+import copy
 import importlib.util
 import json
 import math
@@ -194,7 +195,9 @@ def prepare(case_path, name, out_dir, check_tensordict=None):
     except Exception as e:  # noqa: BLE001
         return dict(info, kind="invalid", why="building: " + first_line(e))
     try:
-        graph, code, gm = reference(obj, mod.WRAP, name)
+        # On a copy: FX sets the tensors it computes on the module it traces (`_tensor_constant1`),
+        # and an archive scripted from that module would hold them as attributes of its own.
+        graph, code, gm = reference(copy.deepcopy(obj), mod.WRAP, name)
     except Exception as e:  # noqa: BLE001 - FX cannot take it: not a case
         return dict(info, kind="invalid", why="torch.fx: " + first_line(e))
     pt = os.path.join(out_dir, f"{name}.pt")

@@ -167,6 +167,9 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
+  builder_.setTakenNames([root = module.module](const std::string& name) {
+    return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
+  });
   jit::Graph& graph = *jit::toGraphFunction(method->function()).graph();
   // The nodes that read the forward's parameters (TensorDict reads, placeholders) stand for them.
   for (size_t i = 1; i < inputs.size() && i < graph.inputs().size(); ++i)
@@ -443,6 +446,11 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
     fail(node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
   const c10::IValue value = m._ivalue()->getSlot(slot);
   const std::string path = joinPath(obj.module->path, name);
+  if ((value.isModule() || value.isTensor()) && name.find('.') != std::string::npos)
+    // Only a crafted archive has one (torch.nn refuses such names): FX's targets are dotted
+    // paths, so `a.b` would name submodule `a`'s `b` and print, and run, the other tensor.
+    fail(node, frame, "attribute '" + name + "' has a '.' in its name, so a dotted target cannot tell it from '" +
+                          name.substr(0, name.find('.')) + "''s '" + name.substr(name.find('.') + 1) + "'");
   if (value.isModule()) {
     frame.env[node->output()] = SymValue::ofModule(ModuleRef{value.toModule(), path});
     return;

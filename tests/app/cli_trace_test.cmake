@@ -300,3 +300,17 @@ execute_process(COMMAND ${CLI} export ${WORK}/reader.pt --shapes --input x=16 -o
 if(NOT rc EQUAL 1 OR EXISTS ${WORK}/reader.json OR "${out}${err}" MATCHES "TOPSECRET|84, 79, 80")
   message(FATAL_ERROR "export --shapes reader.pt: exit ${rc}\nstdout:\n${out}\nstderr:\n${err}")
 endif()
+# The same read in __setstate__, which TorchScript runs while it loads the archive (issue 35,
+# finding 1): the worker opens the file, seals, then deserialises, so the read is refused too.
+execute_process(COMMAND /usr/bin/python3 ${SCRIPTS}/make_file_reader.py --at-load ${WORK}/secret.txt ${WORK}/reader_at_load.pt
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "make_file_reader.py --at-load failed: ${rc}")
+endif()
+foreach(cmd "trace" "verify" "export;-o;${WORK}/reader_at_load.svg")
+  execute_process(COMMAND ${CLI} ${cmd} ${WORK}/reader_at_load.pt OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "unable to open file <.*secret.txt> in read-only mode: Operation not permitted"
+     OR EXISTS ${WORK}/reader_at_load.svg OR "${out}${err}" MATCHES "TOPSECRET|leaked|84, 79, 80")
+    message(FATAL_ERROR "${cmd} reader_at_load.pt: exit ${rc}\nstdout:\n${out}\nstderr:\n${err}")
+  endif()
+endforeach()

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <fstream>
 #include <malloc.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <climits>
@@ -420,7 +422,37 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
   return model;
 }
 
-ModelFile loadModelFile(const std::string& path) {
+namespace {
+
+// Reads the archive through a descriptor opened once, before any sandbox forbids opens.
+class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  DescriptorReader(int fd, size_t size) : fd_(fd), size_(size) {}
+  ~DescriptorReader() override { ::close(fd_); }
+  DescriptorReader(const DescriptorReader&) = delete;
+  DescriptorReader& operator=(const DescriptorReader&) = delete;
+  size_t size() const override { return size_; }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
+    size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd_, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(pos + done));
+      if (got < 0 && errno == EINTR) continue;
+      // Short: the file shrank since it was opened; the importer reports the record it wanted.
+      if (got <= 0) break;
+      done += static_cast<size_t>(got);
+    }
+    (void)what;
+    return done;
+  }
+
+ private:
+  int fd_;
+  size_t size_;
+};
+
+}  // namespace
+
+ModelArchive ModelArchive::open(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
     const int err = errno;
@@ -441,12 +473,29 @@ ModelFile loadModelFile(const std::string& path) {
       throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
   }
   checkArchiveSizes(path);  // from the zip directory, before LibTorch reads a record
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
+  if (fd < 0) throw ModelFileError(path + ": cannot read the file: " + std::strerror(errno));
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    ::close(fd);
+    throw ModelFileError(path + ": is not a regular file, expected a TorchScript archive (.pt)");
+  }
+  ModelArchive archive;
+  archive.path_ = path;
+  archive.reader_ = std::make_shared<DescriptorReader>(fd, static_cast<size_t>(opened.st_size));
+  return archive;
+}
+
+ModelFile loadModelFile(const std::string& path) { return loadModelArchive(ModelArchive::open(path)); }
+
+ModelFile loadModelArchive(const ModelArchive& archive) {
+  const std::string& path = archive.path();
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
   try {
     const ScopedHugePageAllocator hugePages;  // the weights: the bulk of the load's memory
     const CrashStage importing(stage::kImporter);
-    root = torch::jit::load(path, c10::Device(c10::kCPU), extra);
+    root = torch::jit::load(archive.reader(), c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
     throw loadFailure(path, what);
@@ -458,7 +507,7 @@ ModelFile loadModelFile(const std::string& path) {
   uint64_t formatVersion = 0;
   try {  // the zip's directory and its small `version` record only: LibTorch has read it already
     const CrashStage importing(stage::kImporter);
-    formatVersion = caffe2::serialize::PyTorchStreamReader(path).version();
+    formatVersion = caffe2::serialize::PyTorchStreamReader(archive.reader()).version();
   } catch (const c10::Error&) {
   }
   std::shared_ptr<const SourceIndex> sources;

@@ -213,8 +213,12 @@ struct WorkerState {
     applySandbox();  // before LibTorch reads a byte of the file
     auto start = std::chrono::steady_clock::now();
     plantedFault();
-    model = loadModelFile(req.at("path").get<std::string>());
-    refuseFileOpens();  // the file is read: from here on, the model's code opens nothing
+    // Opened, then sealed, then deserialised: the model's code runs while it is deserialised (a
+    // `__setstate__`), and must find every open refused already. The archive is read through the
+    // descriptor opened here.
+    const ModelArchive archive = ModelArchive::open(req.at("path").get<std::string>());
+    refuseFileOpens();  // from here on, nothing in this process opens a file
+    model = loadModelArchive(archive);
     const double loadSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     start = std::chrono::steady_clock::now();
     {

@@ -11,6 +11,10 @@
 
 #include "tdfx/nn/td_module.h"
 
+namespace caffe2::serialize {
+class ReadAdapterInterface;
+}
+
 namespace tdfx {
 
 /// One example input from the file: the key, its shape and dtype.
@@ -39,7 +43,27 @@ struct ModelFile {
   std::vector<InputSpec> exampleInputs;
 };
 
-/// Loads `path` on the CPU, in this process: checks that it is a non-empty zip file whose
+/// A model file opened and checked (a non-empty zip whose directory declares sane sizes), not yet
+/// deserialised. Its bytes are read through the open descriptor (pread), so loading it opens no
+/// file: a sandbox can forbid every open first, and the model's code (its `__setstate__` runs
+/// while it is deserialised) then opens nothing either. Move-only; closes the file when destroyed.
+class ModelArchive {
+ public:
+  /// Throws tdfx::ModelFileError naming the file and what is wrong.
+  static ModelArchive open(const std::string& path);
+  const std::string& path() const { return path_; }
+  /// The reader LibTorch's importer reads the archive through (shared: it outlives a load).
+  const std::shared_ptr<caffe2::serialize::ReadAdapterInterface>& reader() const { return reader_; }
+
+ private:
+  std::string path_;
+  std::shared_ptr<caffe2::serialize::ReadAdapterInterface> reader_;
+};
+
+/// Deserialises an opened archive, as loadModelFile does after opening it.
+ModelFile loadModelArchive(const ModelArchive& archive);
+
+/// Loads `path` on the CPU, in this process (ModelArchive::open, then loadModelArchive): checks that it is a non-empty zip file whose
 /// directory declares sane sizes, loads it once, decodes its debug info into a SourceIndex, checks
 /// that every tensor fits its storage and puts the root in eval mode. May run on any thread.
 /// Throws tdfx::ModelFileError naming the file and what is wrong. LibTorch's importer can crash

@@ -8,6 +8,7 @@
 #include <QTest>
 #include <gtest/gtest.h>
 
+#include "tdfx/ui/file_follower.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
@@ -87,6 +88,31 @@ TEST(FollowFile, ATruncatedSaveKeepsTheLastGoodGraphAndTheNextGoodOneLoads) {
   saveByRename(path, bytesOf("plain.pt"));
   ASSERT_TRUE(waitFor(w, &MainWindow::modelLoaded, 15000));
   EXPECT_NE(w.scene()->nodeCount(), nodes);  // plain.pt's graph now
+}
+
+TEST(FollowFile, ASaveThatSettlesWhileTheLastOneLoadsIsLoadedAfterIt) {
+  // Issue 35, finding 7: a save that settled while the previous one still loaded was marked seen,
+  // and the window stayed on the older model, titled as reloaded, for good. The follower's signal
+  // is sent here at the moments that make the race certain: version 3 settles while version 2
+  // loads.
+  QTemporaryDir dir;
+  const QString path = dir.filePath("model.pt");
+  saveByRename(path, bytesOf("plain.pt"));
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  const int version1Nodes = w.scene()->nodeCount();
+  auto* follower = w.findChild<FileFollower*>();
+  ASSERT_NE(follower, nullptr);
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  saveByRename(path, bytesOf("seed_sequential.pt"));  // version 2
+  Q_EMIT follower->settled(path);
+  ASSERT_TRUE(w.isLoading());
+  saveByRename(path, bytesOf("jit_traced.pt"));  // version 3: plain.pt's net, retrained
+  Q_EMIT follower->settled(path);                // while version 2 loads
+  for (int i = 0; i < 400 && loaded.count() < 2; ++i) QTest::qWait(50);
+  ASSERT_EQ(loaded.count(), 2) << "version 3 was never loaded";
+  EXPECT_EQ(w.scene()->nodeCount(), version1Nodes);  // version 3's graph, not seed_sequential's
+  EXPECT_FALSE(w.isLoading());
 }
 
 TEST(FollowFile, TurnedOffAChangeIsNotFollowed) {

@@ -23,10 +23,17 @@ void FileFollower::follow(const QString& path) {
   if (seen_.exists) watcher_.addPath(path);
 }
 
-FileFollower::Stamp FileFollower::stamp() const {
-  const QFileInfo info(path_);
+FileStamp FileStamp::of(const QString& path) {
+  const QFileInfo info(path);
   if (!info.exists()) return {};
   return {true, info.size(), info.lastModified()};
+}
+
+void FileFollower::follow(const QString& path, const FileStamp& seen) {
+  follow(path);
+  if (path.isEmpty()) return;
+  seen_ = seen;
+  if (pending_ != seen_) quiet_.start();  // changed since that version was read: reported once quiet
 }
 
 void FileFollower::touched() {

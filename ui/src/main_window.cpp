@@ -208,6 +208,7 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> previous) {
   setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
+  loadStamp_ = FileStamp::of(path);  // before the worker reads it: a later save is newer than the load
   const std::string file = path.toStdString();
   const ViewOptions options = options_;
   // A new future replaces the one watched: a previous load's result is never delivered, and its
@@ -302,7 +303,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   showModelSummary();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
   rememberFile(outcome.path);
-  followFile(outcome.path);
+  followFile(outcome.path, loadStamp_);
   view_->showStart();
   const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();
   status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms, scene %6 ms")

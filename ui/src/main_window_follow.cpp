@@ -17,10 +17,11 @@ namespace tdfx::ui {
 void MainWindow::buildFollowing(QMenu* viewMenu) {
   follower_ = new FileFollower(this);
   connect(follower_, &FileFollower::settled, this, [this](const QString& path) {
-    // A load in progress (the user's, or the last change's) finishes first; its result is then
-    // older than the file, so the change is looked at again once it lands.
+    // A load in progress (the user's, or the last change's) finishes first: when it lands, the file
+    // is followed from the version that load read (loadStamp_), so this newer one is reported
+    // again then. Marking it seen here would leave the window on the older model for good.
     if (!session_ || QFileInfo(path) != QFileInfo(QString::fromStdString(session_->traced.model.path))) return;
-    if (isLoading()) return followFile(path);
+    if (isLoading()) return;
     startLoad(path, session_);
   });
   followAction_ = viewMenu->addAction(tr("Follo&w file changes"), this, [this](bool on) { setFollowFileChanges(on); });
@@ -49,7 +50,11 @@ void MainWindow::setFollowFileChanges(bool on) {
 
 bool MainWindow::followsFileChanges() const { return followAction_->isChecked(); }
 
-void MainWindow::followFile(const QString& path) { follower_->follow(followAction_->isChecked() ? path : QString()); }
+void MainWindow::followFile(const QString& path, const std::optional<FileStamp>& seen) {
+  const QString followed = followAction_->isChecked() ? path : QString();
+  if (seen) follower_->follow(followed, *seen);
+  else follower_->follow(followed);
+}
 
 void MainWindow::showReload(LoadOutcome outcome) {
   if (!outcome.session) {
@@ -58,6 +63,7 @@ void MainWindow::showReload(LoadOutcome outcome) {
     status_->setText(tr("%1 changed but cannot be opened; the last good version stays: %2")
                          .arg(QFileInfo(outcome.path).fileName(), outcome.error.section('\n', 0, 0).left(300)));
     status_->setToolTip(plainToolTip(capMessage(outcome.error)));  // the model's text, as text
+    followFile(QString::fromStdString(session_->traced.model.path), loadStamp_);  // a save since then is reported
     Q_EMIT loadFailed(outcome.error);
     return;
   }

@@ -9,12 +9,26 @@
 
 namespace tdfx::ui {
 
+/// A file's state as the follower compares it: whether it exists, its size and modification time.
+struct FileStamp {
+  bool exists = false;
+  qint64 size = -1;
+  QDateTime modified;
+  bool operator==(const FileStamp& o) const { return exists == o.exists && size == o.size && modified == o.modified; }
+  bool operator!=(const FileStamp& o) const { return !(*this == o); }
+  /// The state of `path` now.
+  static FileStamp of(const QString& path);
+};
+
 class FileFollower : public QObject {
   Q_OBJECT
  public:
   explicit FileFollower(QObject* parent = nullptr);
   /// Follows `path` from now on (its present state is the one already seen); "" stops.
   void follow(const QString& path);
+  /// Follows `path` with `seen` as the state already seen (the version a load read): when the
+  /// file is in another state already, settled() comes once it is quiet.
+  void follow(const QString& path, const FileStamp& seen);
   QString path() const { return path_; }
   /// How long the file must stay unchanged before settled() (default 300 ms).
   void setQuietMs(int ms) { quiet_.setInterval(ms); }
@@ -24,13 +38,8 @@ class FileFollower : public QObject {
   void settled(const QString& path);
 
  private:
-  struct Stamp {
-    bool exists = false;
-    qint64 size = -1;
-    QDateTime modified;
-    bool operator==(const Stamp& o) const { return exists == o.exists && size == o.size && modified == o.modified; }
-  };
-  Stamp stamp() const;
+  using Stamp = FileStamp;
+  Stamp stamp() const { return FileStamp::of(path_); }
   void touched();
   void check();
 

@@ -10,8 +10,10 @@
 #include <QSet>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
 #include "tdfx/runtime/verify.h"
+#include "tdfx/ui/file_follower.h"
 #include "tdfx/ui/model_session.h"
 #include "tdfx/worker/model_diff.h"
 
@@ -270,7 +272,11 @@ class MainWindow : public QMainWindow {
   void startLoad(const QString& path, std::shared_ptr<ModelSession> previous);
   void showLoaded(const LoadOutcome& outcome);
   void buildFollowing(QMenu* viewMenu);
-  void followFile(const QString& path);
+  /// Follows `path`, `seen` being the version last read (a load's: the file as the load began);
+  /// none: the file as it is now.
+  void followFile(const QString& path, const std::optional<FileStamp>& seen = std::nullopt);
+  /// The followed file's state when the load in progress began: the version it reads.
+  FileStamp loadStamp_;
   /// A reload's result: the new version shown where the old one was, its changes marked; a
   /// failed reload keeps the last good graph and says why.
   void showReload(LoadOutcome outcome);

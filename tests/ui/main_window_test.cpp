@@ -1,4 +1,6 @@
 // The real main window, driven offscreen: open, select, code <-> graph, export, bad files.
+#include <csignal>
+
 #include <QApplication>
 #include <QScreen>
 #include <QCheckBox>
@@ -65,6 +67,23 @@ TEST(MainWindow, ExportsAndKeepsTheModelOnABadFile) {
   EXPECT_NE(w.lastError().toStdString().find("not a TorchScript archive"), std::string::npos);
   EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the open model is still shown
   ASSERT_NE(w.session(), nullptr);
+}
+
+TEST(MainWindow, AStoppedSpareWorkerIsReplacedNotWaitedFor) {
+  // Issue 35, finding 8: a spare stopped with SIGSTOP held the next open for the whole open
+  // timeout (121 s on "Reloading..."). The open now starts a worker of its own at once.
+  MainWindow w(/*interactive=*/false);
+  SpareWorker* spare = w.spareWorker();
+  spare->setEnabled(true);
+  QSignalSpy readied(spare, &SpareWorker::readied);
+  spare->refill(WorkerLimits{}, 0);
+  ASSERT_TRUE(readied.wait(30000));
+  const pid_t stopped = spare->sparePid();
+  ASSERT_GT(stopped, 0);
+  ASSERT_EQ(::kill(stopped, SIGSTOP), 0);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_NE(w.session()->worker->pid(), stopped);
+  EXPECT_TRUE(testing::processEnds(stopped)) << "the stopped spare is ended, not left behind";
 }
 
 TEST(MainWindow, AnOpenUsesTheSpareWorkerWarmedWhileTheWindowWasIdle) {

@@ -1,5 +1,6 @@
 #include "tdfx/ui/spare_worker.h"
 
+#include <QFile>
 #include <QtConcurrent/QtConcurrent>
 
 namespace tdfx::ui {
@@ -7,6 +8,20 @@ namespace tdfx::ui {
 namespace {
 bool sameLimits(const WorkerLimits& a, const WorkerLimits& b) {
   return a.openSeconds == b.openSeconds && a.requestSeconds == b.requestSeconds && a.memoryBytes == b.memoryBytes;
+}
+
+// Whether the process can run now: not stopped (SIGSTOP, a debugger) and not dead. A spare that
+// cannot would hold the next open for the whole open timeout; asked of the kernel, this costs
+// no wait.
+bool canRun(pid_t pid) {
+  if (pid <= 0) return false;
+  QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+  if (!stat.open(QIODevice::ReadOnly)) return false;
+  const QByteArray text = stat.readAll();
+  const auto close = text.lastIndexOf(')');  // the command name may hold spaces and parentheses
+  if (close < 0 || close + 2 >= text.size()) return false;
+  const char state = text.at(close + 2);
+  return state != 'T' && state != 't' && state != 'Z' && state != 'X';
 }
 }  // namespace
 
@@ -36,8 +51,8 @@ void SpareWorker::setEnabled(bool on) {
 std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
   idle_.stop();  // warmed again after this load, not during it
   std::shared_ptr<ModelWorker> worker = std::move(spare_);  // leaves spare_ empty
-  if (worker && sameLimits(limits_, limits)) return worker;
-  if (worker) worker->cancel();  // warmed for other limits
+  if (worker && sameLimits(limits_, limits) && canRun(worker->pid())) return worker;
+  if (worker) worker->cancel();  // warmed for other limits, or stopped: a new one serves this open
   return std::make_shared<ModelWorker>(limits);
 }
 

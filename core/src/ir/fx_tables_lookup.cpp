@@ -7,14 +7,28 @@
 
 namespace tdfx::fx {
 
+namespace {
+// A generated table indexed by one of its text fields (the first row of a key wins); built once,
+// never freed (lookups may run during static destruction).
+template <typename Row>
+using Index = std::unordered_map<std::string_view, const Row*>;
+template <typename Row>
+const Index<Row>* indexRows(const Row* rows, size_t count, const char* Row::*key) {
+  auto* index = new Index<Row>();
+  for (size_t i = 0; i < count; ++i) index->emplace(rows[i].*key, &rows[i]);
+  return index;
+}
+template <typename Row>
+const Row* lookUp(const Index<Row>& index, std::string_view key) {
+  auto it = index.find(key);
+  return it == index.end() ? nullptr : it->second;
+}
+}  // namespace
+
 const generated::CallableSpelling* findCallable(const std::string& spelling) {
-  static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, const generated::CallableSpelling*>();
-    for (size_t i = 0; i < generated::kNumCallables; ++i) m->emplace(generated::kCallables[i].spelling, &generated::kCallables[i]);
-    return m;
-  }();
-  auto it = index->find(spelling);
-  return it == index->end() ? nullptr : it->second;
+  static const auto* index =
+      indexRows(generated::kCallables, generated::kNumCallables, &generated::CallableSpelling::spelling);
+  return lookUp(*index, spelling);
 }
 
 const generated::CallableSpelling* findCallableForAten(const std::string& aten) {
@@ -30,8 +44,7 @@ const generated::CallableSpelling* findCallableForAten(const std::string& aten) 
       }
     return m;
   }();
-  auto it = index->find(aten);
-  return it == index->end() ? nullptr : it->second;
+  return lookUp(*index, aten);
 }
 
 std::vector<std::string> splitTableField(const char* field, char separator) {
@@ -65,20 +78,24 @@ bool isTensorMethod(const std::string& name) {
 }
 
 std::string operatorName(const std::string& text, bool unary) {
-  if (unary) {
-    if (text == "-") return "neg";
-    if (text == "+") return "pos";
-    if (text == "~") return "invert";
-    if (text == "not") return "not_";
-    return "";
-  }
-  // The operator module's names, as torch.fx.graph.magic_methods lists them.
-  static const std::unordered_map<std::string, std::string> binary = {
-      {"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "truediv"}, {"//", "floordiv"}, {"%", "mod"},
-      {"**", "pow"}, {"@", "matmul"}, {"&", "and_"}, {"|", "or_"}, {"^", "xor"}, {"<<", "lshift"},
-      {">>", "rshift"}, {"==", "eq"}, {"!=", "ne"}, {"<", "lt"}, {">", "gt"}, {"<=", "le"}, {">=", "ge"}};
-  auto it = binary.find(text);
-  return it == binary.end() ? "" : it->second;
+  if (unary && text == "not") return "not_";  // Python's `not`: no magic method, FX records operator.not_
+  // The symbol of each magic method's format ("{} + {}" binary, "-{}" unary); the first name of a
+  // symbol wins, as Python's operators map to them (`/` is truediv, listed before div).
+  static const auto* bySymbol = [] {
+    auto* m = new std::unordered_map<std::string, std::string>();
+    for (size_t i = 0; i < generated::kNumMagicMethods; ++i) {
+      const std::string_view format = generated::kMagicMethods[i].format;
+      std::string key;
+      if (format.size() > 6 && format.substr(0, 3) == "{} " && format.substr(format.size() - 3) == " {}")
+        key = "2" + std::string(format.substr(3, format.size() - 6));
+      else if (format.size() > 2 && format.find("{}") == format.size() - 2)
+        key = "1" + std::string(format.substr(0, format.size() - 2));
+      if (!key.empty()) m->emplace(key, generated::kMagicMethods[i].name);
+    }
+    return m;
+  }();
+  auto it = bySymbol->find((unary ? "1" : "2") + text);
+  return it == bySymbol->end() ? "" : it->second;
 }
 
 const generated::OperatorLowering* findOperatorLowering(const std::string& name, const std::string& operands) {
@@ -98,13 +115,8 @@ const generated::OperatorLowering* findOperatorForAten(const std::string& aten, 
 }
 
 const generated::MagicMethod* findMagicMethod(const std::string& name) {
-  static const auto* index = [] {
-    auto* m = new std::unordered_map<std::string_view, const generated::MagicMethod*>();
-    for (size_t i = 0; i < generated::kNumMagicMethods; ++i) m->emplace(generated::kMagicMethods[i].name, &generated::kMagicMethods[i]);
-    return m;
-  }();
-  auto it = index->find(name);
-  return it == index->end() ? nullptr : it->second;
+  static const auto* index = indexRows(generated::kMagicMethods, generated::kNumMagicMethods, &generated::MagicMethod::name);
+  return lookUp(*index, name);
 }
 
 }  // namespace tdfx::fx

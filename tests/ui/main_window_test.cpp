@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QScreen>
 #include <QCheckBox>
+#include <QFile>
 #include <QPlainTextEdit>
 #include <QTextBrowser>
 #include <QSignalSpy>
@@ -81,6 +82,15 @@ TEST(MainWindow, AStoppedSpareWorkerIsReplacedNotWaitedFor) {
   const pid_t stopped = spare->sparePid();
   ASSERT_GT(stopped, 0);
   ASSERT_EQ(::kill(stopped, SIGSTOP), 0);
+  // The signal takes effect when the process next runs: wait until the kernel reports it stopped.
+  const auto state = [stopped] {
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(stopped));
+    const QByteArray text = stat.open(QIODevice::ReadOnly) ? stat.readAll() : QByteArray();
+    const auto close = text.lastIndexOf(')');
+    return close >= 0 && close + 2 < text.size() ? text.at(close + 2) : '?';
+  };
+  for (int i = 0; i < 250 && state() != 'T'; ++i) QTest::qWait(20);
+  ASSERT_EQ(state(), 'T');
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   EXPECT_NE(w.session()->worker->pid(), stopped);
   EXPECT_TRUE(testing::processEnds(stopped)) << "the stopped spare is ended, not left behind";

@@ -30,6 +30,7 @@ files (resnet, efficientnet, ...); --per-family N keeps the first N accepted mod
 (sorted by name; 0 keeps every model).
 """
 import argparse
+import copy
 import inspect
 import json
 import os
@@ -132,7 +133,9 @@ def add_plain(writer, name, family, build, example):
         if params > MAX_PARAMETERS:
             return writer.left_out(name, family, f"{params / 1e6:.0f}M parameters (over 60M)")
         try:
-            gm = torch.fx.symbolic_trace(module)
+            # On a copy: FX sets the tensors it computes on the module it traces (`_tensor_constant0`),
+            # which the archive scripted below would then hold as attributes of its own.
+            gm = torch.fx.symbolic_trace(copy.deepcopy(module))
         except Exception as e:  # noqa: BLE001
             return writer.left_out(name, family, f"torch.fx.symbolic_trace refuses it: {_first_line(e)}")
         try:

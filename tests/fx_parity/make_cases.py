@@ -23,6 +23,7 @@ Torchvision models are kept small: every parameter and buffer is replaced by a 0
 of one element, so an archive keeps every shape and the graph, but not megabytes of weights.
 """
 import argparse
+import copy
 import hashlib
 import importlib.util
 import json
@@ -97,7 +98,10 @@ def fx_reference(module, name):
     """torch.fx's graph, code and FxGraphDrawer DOT for `module`."""
     import torch.fx
     from torch.fx.passes.graph_drawer import FxGraphDrawer
-    gm = torch.fx.symbolic_trace(module)
+    # On a copy: FX sets each tensor it computes while tracing on the module it traces
+    # (`_tensor_constant0`), and the archive scripted from the module afterwards would hold it as an
+    # attribute of its own, under the name FX's next constant would have skipped.
+    gm = torch.fx.symbolic_trace(copy.deepcopy(module))
     dot = FxGraphDrawer(gm, name).get_dot_graph().to_string()
     return str(gm.graph), gm.code, dot
 
@@ -166,11 +170,11 @@ def generate_torchvision(out, index):
                 if prefix == "tv":
                     graph, code, dot = fx_reference(model, name)
                 elif prefix == "tvtd":
-                    graph, code, dot = ref.td_module_reference(model, [("input", "image")], [("output", "logits")], name)
+                    graph, code, dot = ref.td_module_reference(copy.deepcopy(model), [("input", "image")], [("output", "logits")], name)
                 else:
                     head = ref.SoftmaxHead()
                     graph, code, dot = ref.td_sequential_reference(
-                        [(model, [("input", "image")], [("hidden", "logits")]),
+                        [(copy.deepcopy(model), [("input", "image")], [("hidden", "logits")]),
                          (head, [("hidden", "logits")], [("output", "probabilities")])], name)
             except Exception as e:  # noqa: BLE001
                 entry["skip"] = "torch.fx cannot trace it: " + first_line(e)

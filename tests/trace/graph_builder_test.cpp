@@ -51,6 +51,20 @@ TEST(GraphBuilder, RollBackErasesTheNodesAndForgetsEveryReferenceIntoThem) {
   EXPECT_EQ(graph.size(), 5u);
 }
 
+TEST(GraphBuilder, TensorConstantsSkipTheNamesTheModuleHas) {
+  // FX's create_arg: `_tensor_constantN` with the first N the root has no attribute of.
+  Graph graph;
+  GraphBuilder builder(graph);
+  builder.setTakenNames([](const std::string& name) { return name == "_tensor_constant0" || name == "_tensor_constant2"; });
+  bool made = false;
+  EXPECT_EQ(builder.tensorAttribute("", torch::zeros({1}), false, made)->target(), "_tensor_constant1");
+  EXPECT_EQ(builder.tensorAttribute("", torch::zeros({1}), false, made)->target(), "_tensor_constant3");
+  // A named attribute is itself, taken or not.
+  EXPECT_EQ(builder.tensorAttribute("_tensor_constant0", torch::zeros({1}), true, made)->target(), "_tensor_constant0");
+  EXPECT_EQ(builder.tensorConstants().size(), 2u);
+  EXPECT_EQ(builder.tensorConstants().count("_tensor_constant0"), 0u);
+}
+
 TEST(GraphBuilder, AnItemReadIsAGetitemAndAFieldReadByNameAGetattr) {
   Graph graph;
   GraphBuilder builder(graph);

@@ -51,7 +51,9 @@ Node* GraphBuilder::tensorAttribute(const std::string& attribute, const at::Tens
   if (shared) {
     if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
   }
-  const std::string target = attribute.empty() ? "_tensor_constant" + std::to_string(tensorConstants_++) : attribute;
+  std::string target = attribute;
+  while (target.empty() || (attribute.empty() && taken_ && taken_(target)))
+    target = "_tensor_constant" + std::to_string(tensorConstants_++);
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   made = true;
   if (attribute.empty()) tensorConstantValues_[target] = t;

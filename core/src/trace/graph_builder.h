@@ -3,6 +3,7 @@
 // node, the fields given a getattr node, the `_tensor_constantN` tensors) kept consistent with it:
 // a conversion that is undone (a submodule kept whole, an expression converted node by node)
 // rolls all of them back together.
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,6 +64,9 @@ class GraphBuilder {
   /// is a Proxy, one node per target (`shared`); a buffer or plain tensor is a Python tensor that
   /// FX puts into the graph anew at each recorded use. `made`: whether the node is new.
   Node* tensorAttribute(const std::string& attribute, const at::Tensor& t, bool shared, bool& made);
+  /// Names the traced module already has (attributes, methods): FX's `_tensor_constantN` skips
+  /// them (`_tensor_constant0` taken by a parameter makes the first constant `_tensor_constant1`).
+  void setTakenNames(std::function<bool(const std::string&)> taken) { taken_ = std::move(taken); }
   /// Whether `node` is a get_attr of a tensor FX holds as a plain Python tensor (not shared).
   bool isConcreteTensor(const Node* node) const { return concreteTensorNodes_.count(node) != 0; }
   /// The tensors behind `_tensor_constantN` get_attr nodes, by target.
@@ -75,6 +79,7 @@ class GraphBuilder {
   std::vector<std::weak_ptr<PendingField>> madeFields_;  // pending fields given a node
   int tensorConstants_ = 0;
   std::map<std::string, at::Tensor> tensorConstantValues_;
+  std::function<bool(const std::string&)> taken_;
 };
 
 }  // namespace tdfx::trace

@@ -167,6 +167,9 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
+  builder_.setTakenNames([root = module.module](const std::string& name) {
+    return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
+  });
   jit::Graph& graph = *jit::toGraphFunction(method->function()).graph();
   // The nodes that read the forward's parameters (TensorDict reads, placeholders) stand for them.
   for (size_t i = 1; i < inputs.size() && i < graph.inputs().size(); ++i)

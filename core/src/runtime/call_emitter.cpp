@@ -251,6 +251,7 @@ jit::Value* CallEmitter::emitResolved(const Node& node) {
   const std::string& target = node.target();
   if (node.op() == OpKind::CallMethod) {
     if (node.args().empty()) throw RuntimeError("a method call needs its self as the first argument");
+    if (target == "tolist" && node.args().size() == 1 && node.kwargs().empty()) return toList(node);
     auto self = std::make_shared<jit::SimpleValue>(value(node.args()[0]));
     auto method = self->attr(loc, function_, target);
     return method->call(loc, function_, positional(node, 1), keywords(node), 1)->asValue(loc, function_);
@@ -285,6 +286,19 @@ jit::Value* CallEmitter::emitResolved(const Node& node) {
     return jit::emitBuiltinCall(loc, graph(), op, args, kwargs);
   }
   throw RuntimeError("no function '" + target + "': neither a torch builtin nor a function the archive holds");
+}
+
+// TorchScript compiles `x.tolist()` only with the list's type annotated; the tracer kept the type
+// the model's code gave it in the node's schema ("prim::tolist(Tensor self) -> List[float]").
+jit::Value* CallEmitter::toList(const Node& node) {
+  static const std::string kPrefix = "prim::tolist(Tensor self) -> ";
+  const std::string& schema = node.meta().schema;
+  if (schema.compare(0, kPrefix.size(), kPrefix) != 0)
+    throw RuntimeError("x.tolist() needs the list's type, which the node does not record (its schema is '" + schema + "')");
+  const std::string type = schema.substr(kPrefix.size());
+  return emitScript("def f(x: __t0) -> " + type + ":\n    r: " + type + " = x.tolist()\n    return r\n",
+                    {value(node.args()[0])})
+      .at(0);
 }
 
 std::vector<jit::Value*> CallEmitter::emitScript(const std::string& source, const std::vector<jit::Value*>& inputs) {

@@ -45,6 +45,7 @@ class CallEmitter {
   torch::jit::GraphFunction& function() { return function_; }
 
  private:
+  torch::jit::Value* toList(const Node& node);
   std::vector<torch::jit::NamedValue> positional(const Node& node, size_t from);
   std::vector<torch::jit::NamedValue> keywords(const Node& node);
   torch::jit::Value* emitResolved(const Node& node);

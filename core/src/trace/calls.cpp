@@ -22,6 +22,23 @@ void ModuleTracer::registerCallConverters(ConverterTable& t) {
   t.add(c10::prim::GetAttr, &ModuleTracer::always<&ModuleTracer::convertGetAttr>);
   t.add(c10::prim::CallMethod, &ModuleTracer::always<&ModuleTracer::convertCallMethod>);
   t.add(c10::prim::CallFunction, &ModuleTracer::always<&ModuleTracer::convertCallFunction>);
+  t.add(c10::prim::tolist, &ModuleTracer::convertToList);
+}
+
+// `x.tolist()` on a Proxy: FX records call_method tolist (x). TorchScript compiles it to
+// prim::tolist(x, dim, elem_type), with the nesting and element type taken from the annotation
+// (`v: List[List[float]] = x.tolist()`); the node's schema keeps that type, so the printed graph
+// runs as the model did (runtime/call_emitter.cpp).
+bool ModuleTracer::convertToList(jit::Node* node, Frame& frame) {
+  const SymValue& self = frame.get(node->input(0));
+  if (!self.arg.isNode() || builder_.isConcreteTensor(self.arg.node())) return false;
+  NodeMeta meta;
+  describeSource(node, frame, meta);
+  Node* fx = builder_.graph().createNode(OpKind::CallMethod, "tolist", {self.arg}, {});
+  fx->meta() = meta;
+  fx->meta().schema = "prim::tolist(Tensor self) -> " + node->output()->type()->annotation_str();
+  setOutputs(node, fx, 1, frame);
+  return true;
 }
 
 void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {

@@ -189,6 +189,7 @@ class ModuleTracer {
     return true;
   }
   bool convertConstant(torch::jit::Node* node, Frame& frame);
+  bool convertToList(torch::jit::Node* node, Frame& frame);
   bool convertGradMode(torch::jit::Node* node, Frame& frame);
   bool convertPassThrough(torch::jit::Node* node, Frame& frame);
   bool convertUninitialized(torch::jit::Node* node, Frame& frame);

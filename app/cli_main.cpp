@@ -1,11 +1,14 @@
 // tdfx-cli: headless tracing and verification of TensorDict model files.
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -50,14 +53,20 @@ struct WorkerFlags {
   }
 };
 
-// Loads and traces MODEL in a model worker (the only process that reads it or runs its code).
-tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) {
-  tdfx::TracedModel model = worker.open(path);
+// What the user should know about a model just opened: how it was exported, where its graph
+// knowingly differs from FX's.
+void noteOpened(const std::string& path, const tdfx::TracedModel& model) {
   if (model.model.exportedWith == "torch.jit.trace")
     std::cerr << "tdfx-cli: note: " << tdfx::escapeControls(path)
               << " was exported with torch.jit.trace: it keeps the operations run on the example inputs, not the "
                  "Python calls, so the graph's call forms are approximate\n";
   noteFxDifference(path, model);
+}
+
+// Loads and traces MODEL in a model worker (the only process that reads it or runs its code).
+tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) {
+  tdfx::TracedModel model = worker.open(path);
+  noteOpened(path, model);
   return model;
 }
 
@@ -114,6 +123,7 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
 struct ExportFlags {
   std::string model, output, style = "tdfx", rankdir = "TB";
   int depth = -1;
+  size_t maxNodes = 0;  // 0: no limit
   bool expandAll = false, shapes = false, checks = false;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
@@ -132,6 +142,24 @@ bool endsWith(const std::string& s, const std::string& suffix) {
 bool isGraphDocument(const std::string& path) { return endsWith(path, ".json"); }
 // A TorchScript archive of the traced graph (torch.jit.save's format).
 bool isTorchScript(const std::string& path) { return endsWith(path, ".pt") || endsWith(path, ".pth"); }
+
+// --max-nodes: a picture over the limit is refused before Graphviz runs (its layout of tens of
+// thousands of nodes takes minutes, and the SVG tens of megabytes), naming the depth that fits.
+[[noreturn]] void refuseLargeDrawing(const tdfx::TracedGraph& traced, tdfx::ViewOptions options,
+                                     const tdfx::ViewGraph& view, size_t maxNodes) {
+  std::string hint;
+  options.hierarchy.expandAll = false;
+  options.hierarchy.depth = tdfx::autoDepth(*traced.graph, static_cast<int>(std::min<size_t>(maxNodes, INT_MAX)));
+  const size_t folded = tdfx::buildView(traced, options).nodes.size();
+  if (folded <= maxNodes && *options.hierarchy.depth < view.depth)
+    hint = "; --depth " + std::to_string(*options.hierarchy.depth) + " draws " + std::to_string(folded);
+  else if (folded < view.nodes.size())
+    hint = "; even --depth " + std::to_string(*options.hierarchy.depth) + " draws " + std::to_string(folded);
+  else
+    hint = "; its nodes are in no module scope that --depth could fold";
+  throw tdfx::Error("the drawing has " + std::to_string(view.nodes.size()) + " nodes, over --max-nodes " +
+                    std::to_string(maxNodes) + hint + " (.json and .pt outputs have no limit)");
+}
 
 int runExport(const ExportFlags& f, const WorkerFlags& w) {
   if (!isGraphDocument(f.output) && !isTorchScript(f.output)) {
@@ -168,6 +196,7 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   options.hierarchy.expandAll = f.expandAll;
   if (f.depth >= 0) options.hierarchy.depth = f.depth;
   tdfx::ViewGraph view = tdfx::buildView(model.traced, options);
+  if (f.maxNodes > 0 && view.nodes.size() > f.maxNodes) refuseLargeDrawing(model.traced, options, view, f.maxNodes);
   const std::string base = f.model.substr(f.model.find_last_of('/') + 1);
   view.name = base.substr(0, base.rfind('.'));
   // Graphviz runs in a layout process, stopped at the time limit (an SVG then gets the layered layout).
@@ -189,8 +218,28 @@ struct DiffFlags {
 int runDiff(const DiffFlags& f, const WorkerFlags& w) {
   try {
     tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
-    const tdfx::TracedModel a = openModel(workerA, f.a), b = openModel(workerB, f.b);
-    const tdfx::ModelDiff diff = tdfx::diffModels(a, b, workerA.parameterValues(), workerB.parameterValues());
+    // Both models load and trace at once, each in its own worker (a 100k-node model takes seconds).
+    // B's thread only talks to its worker; the notes are written in order once both are open, and
+    // when A fails, B's worker is cancelled rather than waited for.
+    auto openingB = std::async(std::launch::async, [&workerB, &f] {
+      tdfx::TracedModel model = workerB.open(f.b);
+      std::vector<tdfx::ParameterValues> values = workerB.parameterValues();
+      return std::make_pair(std::move(model), std::move(values));
+    });
+    tdfx::TracedModel a;
+    std::vector<tdfx::ParameterValues> valuesA;
+    try {
+      a = workerA.open(f.a);
+      valuesA = workerA.parameterValues();
+    } catch (...) {
+      workerB.cancel();
+      openingB.wait();
+      throw;
+    }
+    const auto [b, valuesB] = openingB.get();
+    noteOpened(f.a, a);
+    noteOpened(f.b, b);
+    const tdfx::ModelDiff diff = tdfx::diffModels(a, b, valuesA, valuesB);
     if (f.json) std::cout << tdfx::modelDiffToJson(diff, f.a, f.b);
     else std::cout << tdfx::escapeControls(tdfx::formatModelDiff(diff, f.a, f.b));
     return diff.identical() ? 0 : 1;
@@ -284,6 +333,9 @@ int runCli(int argc, char** argv) {
   auto* depthOpt = exportCmd->add_option("--depth", x.depth, "Expand module scopes down to this depth (default: at most ~300 nodes)")
       ->check(CLI::NonNegativeNumber);
   exportCmd->add_flag("--expand-all", x.expandAll, "Expand every module scope")->excludes(depthOpt);
+  exportCmd->add_option("--max-nodes", x.maxNodes,
+                        "Refuse a picture of more than N nodes, naming the --depth that fits (default: no limit)")
+      ->check(CLI::PositiveNumber);
   exportCmd->add_option("--rankdir", x.rankdir, "Layout direction")->check(CLI::IsMember({"TB", "LR"}));
   exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
   exportCmd->add_flag("--checks", x.checks,

@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <optional>
+#include <regex>
+#include <sstream>
 
 #include <ATen/ATen.h>
 #include <nlohmann/json.hpp>
@@ -172,6 +175,34 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
   return module;
 }
 
+// The model's own code failing while the archive loads (a `__setstate__`): LibTorch reports the
+// interpreter's two tracebacks, 20 lines. Said in one: the function and the line of the model's
+// source where it failed (the last frame of the original-code traceback) and the exception.
+std::optional<std::string> loadTimeCodeFailure(const std::string& message) {
+  static const std::string kHeader = "The following operation failed in the TorchScript interpreter.";
+  if (message.rfind(kHeader, 0) != 0) return std::nullopt;
+  static const std::regex kFrame(R"re(^\s*File "(.*)", line (\d+), in (\S+)\s*$)re");
+  static const std::regex kException(R"re(^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): .*)re");
+  std::istringstream lines(message);
+  std::string line, where, exception;
+  bool original = false;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (!exception.empty()) {
+      if (line.find_first_not_of(' ') != std::string::npos) exception += " " + line.substr(line.find_first_not_of(' '));
+    } else if (line.rfind("Traceback of TorchScript, original code", 0) == 0) {
+      original = true;
+    } else if (std::regex_match(line, m, kFrame) && (original || where.empty())) {
+      where = m[3].str() + " at " + m[1].str() + ":" + m[2].str();
+    } else if (std::regex_match(line, kException)) {
+      exception = line;
+    }
+  }
+  if (exception.empty()) return std::nullopt;
+  return "the model's code failed while the archive was loaded" + (where.empty() ? "" : " (" + where + ")") + ": " +
+         exception;
+}
+
 // The error for an archive LibTorch refused, from LibTorch's message.
 // LibTorch's reader reports damage in its own terms ("stoull", "vector::_M_range_check", "INTERNAL
 // ASSERT FAILED ... please report a bug to PyTorch"): said here as what is wrong with the file.
@@ -210,6 +241,7 @@ ModelFileError loadFailure(const std::string& path, const std::string& message) 
     why = why.substr(0, why.find('\n'));
     return damaged("a pickle in it is malformed (LibTorch's reader: " + (why.empty() ? firstLine : why) + ")");
   }
+  if (auto failed = loadTimeCodeFailure(message)) return ModelFileError(path + ": cannot load as TorchScript: " + *failed);
   return ModelFileError(path + ": cannot load as TorchScript: " + message);
 }
 

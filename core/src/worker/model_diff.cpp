@@ -92,10 +92,17 @@ class NodeMatching {
  public:
   NodeMatching(const Graph& a, const Graph& b) {
     std::map<std::string, std::vector<const Node*>> byTargetB;
-    std::map<std::string, std::vector<const Node*>> bySignatureB;
+    std::unordered_map<std::string, std::pair<std::vector<const Node*>, size_t>> bySignatureB;
+    // Graph::findNode walks the graph; a diff asks for every unmatched node's name.
+    std::unordered_map<std::string, const Node*> byNameB;
+    const auto findInB = [&byNameB](const std::string& name) -> const Node* {
+      const auto it = byNameB.find(name);
+      return it == byNameB.end() ? nullptr : it->second;
+    };
     for (const auto& n : b.nodes()) {
+      byNameB.emplace(n->name(), n.get());
       if (isByTarget(*n)) byTargetB[targetKey(*n)].push_back(n.get());
-      if (isByInputs(*n)) bySignatureB[signature(*n, [](Node* x) { return x; })].push_back(n.get());
+      if (isByInputs(*n)) bySignatureB[signature(*n, [](Node* x) { return x; })].first.push_back(n.get());
     }
     std::map<std::string, size_t> occurrence;
     for (const auto& n : a.nodes()) {
@@ -105,12 +112,15 @@ class NodeMatching {
         const size_t k = occurrence[targetKey(*n)]++;
         if (it != byTargetB.end() && k < it->second.size()) partner = it->second[k];
       } else if (isByInputs(*n)) {
+        // The first candidate not yet taken; a cursor per signature keeps many alike cheap.
         const auto it = bySignatureB.find(signature(*n, [this](Node* x) { return mapped(x); }));
-        if (it != bySignatureB.end())
-          for (const Node* candidate : it->second)
-            if (!bToA_.count(candidate)) { partner = candidate; break; }
+        if (it != bySignatureB.end()) {
+          auto& [candidates, next] = it->second;
+          while (next < candidates.size() && bToA_.count(candidates[next])) ++next;
+          if (next < candidates.size()) partner = candidates[next];
+        }
       } else {
-        partner = b.findNode(n->name());
+        partner = findInB(n->name());
         if (partner && partner->op() != n->op()) partner = nullptr;
       }
       if (partner && !bToA_.count(partner)) link(n.get(), partner);
@@ -119,7 +129,7 @@ class NodeMatching {
     for (const bool sameTarget : {true, false})
       for (const auto& n : a.nodes()) {
         if (aToB_.count(n.get())) continue;
-        const Node* partner = b.findNode(n->name());
+        const Node* partner = findInB(n->name());
         if (!partner || bToA_.count(partner) || partner->op() != n->op()) continue;
         if (sameTarget && partner->target() != n->target()) continue;
         link(n.get(), partner);
@@ -185,16 +195,29 @@ class NodeMatching {
   const Node* only_ = onlyGraph_.createNode(OpKind::Placeholder, "only_one_side", {}, {}, "only_one_side");
 };
 
-// The nodes of `graph` that use parameter or buffer `name`: the module that owns it (any prefix of
-// its path) or an attribute read of it.
-void nodesUsing(const Graph& graph, const std::string& name, std::vector<std::string>& out) {
-  for (const auto& n : graph.nodes()) {
-    if (n->op() != OpKind::CallModule && n->op() != OpKind::GetAttr) continue;
-    const std::string& t = n->target();
-    if (name == t || (name.size() > t.size() && name.compare(0, t.size(), t) == 0 && name[t.size()] == '.'))
-      out.push_back(n->name());
+// The nodes of a graph that use a parameter or buffer: the module that owns it (any prefix of its
+// path) or an attribute read of it. Indexed by target once, so a diff of two 100k-node models whose
+// every weight differs asks one lookup per prefix, not one walk of the graph per parameter.
+class NodesUsing {
+ public:
+  explicit NodesUsing(const Graph& graph) {
+    for (const auto& n : graph.nodes())
+      if (n->op() == OpKind::CallModule || n->op() == OpKind::GetAttr) byTarget_[n->target()].push_back(n.get());
   }
-}
+  /// Appends the names of the nodes using `name`, in graph order.
+  void add(const std::string& name, std::vector<std::string>& out) const {
+    std::vector<const Node*> found;
+    for (size_t end = name.size(); end != std::string::npos && end > 0; end = name.rfind('.', end - 1)) {
+      const auto it = byTarget_.find(name.substr(0, end));
+      if (it != byTarget_.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+    }
+    std::sort(found.begin(), found.end(), [](const Node* x, const Node* y) { return x->index() < y->index(); });
+    for (const Node* n : found) out.push_back(n->name());
+  }
+
+ private:
+  std::unordered_map<std::string, std::vector<const Node*>> byTarget_;
+};
 
 void sortUnique(std::vector<std::string>& v) {
   std::sort(v.begin(), v.end());
@@ -284,13 +307,14 @@ ModelDiff diffModels(const TracedModel& a, const TracedModel& b, const std::vect
   }
   for (const ParameterValues& p : pb)
     if (!inA.count(p.name)) diff.parameters.push_back({p.name, ParameterChange::Kind::Added, p.isBuffer, 0, {}, {}});
+  const NodesUsing usingA(ga), usingB(gb);
   for (ParameterChange& p : diff.parameters) {
     if (p.kind == ParameterChange::Kind::Equal) continue;
-    nodesUsing(p.kind == ParameterChange::Kind::Added ? gb : ga, p.name, p.usedBy);
+    (p.kind == ParameterChange::Kind::Added ? usingB : usingA).add(p.name, p.usedBy);
     // A parameter only one side has belongs to a node only that side has: marked as added or removed.
     if (p.kind == ParameterChange::Kind::Added || p.kind == ParameterChange::Kind::Removed) continue;
-    nodesUsing(ga, p.name, diff.marksA.weights);
-    nodesUsing(gb, p.name, diff.marksB.weights);
+    usingA.add(p.name, diff.marksA.weights);
+    usingB.add(p.name, diff.marksB.weights);
   }
   for (DiffMarks* marks : {&diff.marksA, &diff.marksB}) {
     sortUnique(marks->weights);

@@ -358,8 +358,20 @@ class Drawing:
         return f"<tdfx.Drawing of {os.path.basename(self._path)}: {nodes} nodes>"
 
 
+def _too_large(error: TdfxError) -> Optional[str]:
+    """tdfx-cli's --max-nodes refusal said in draw's arguments; None for another error."""
+    m = re.match(r"^the drawing has (\d+) nodes, over --max-nodes (\d+); (.*) \(\.json and \.pt outputs have no limit\)$",
+                 str(error))
+    if not m:
+        return None
+    hint = m.group(3).replace("that --depth could", "that depth= could").replace("--depth ", "depth=")
+    return (f"the drawing has {m.group(1)} nodes, over max_nodes={m.group(2)}; {hint}. max_nodes=None draws it "
+            "all: Graphviz takes minutes at that size, and Drawing.save('graph.png') keeps a PNG of it")
+
+
 def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int] = None, shapes: bool = False,
-         checks: bool = False, example_inputs: Inputs = None, png: bool = False) -> Drawing:
+         checks: bool = False, example_inputs: Inputs = None, png: bool = False,
+         max_nodes: Optional[int] = 2000) -> Drawing:
     """Draws the traced graph as `tdfx-cli export` does and returns it as a Drawing.
 
     style: "tdfx" (keys as nodes, modules as clusters) or "fx" (torch.fx's FxGraphDrawer picture).
@@ -367,6 +379,8 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     shapes: run the model once on its example inputs and label edges with shapes and dtypes.
     checks: draw input checks (torch._assert) instead of folding them into a badge.
     png: also offer a PNG rendering to Jupyter (_repr_png_), for front ends without SVG.
+    max_nodes: a picture of more nodes is refused with TdfxError naming the depth that fits, before
+        any layout (Graphviz takes minutes on tens of thousands of nodes); None: no limit.
     """
     if style not in ("tdfx", "fx"):
         raise TdfxError(f"style must be 'tdfx' or 'fx', not {style!r}")
@@ -378,8 +392,18 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
         options.append("--shapes")
     if checks:
         options.append("--checks")
+    if max_nodes is not None:
+        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+            raise TdfxError(f"max_nodes: expected an int >= 1 or None, got {max_nodes!r}")
+        options += ["--max-nodes", str(max_nodes)]
     svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
-    _cli(["export", path, "-o", svg_path, *options], "tdfx: drawing")
+    try:
+        _cli(["export", path, "-o", svg_path, *options], "tdfx: drawing")
+    except TdfxError as e:
+        message = _too_large(e)
+        if message is None:
+            raise
+        raise TdfxError(message) from None
     with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
         svg = f.read()
     os.unlink(svg_path)

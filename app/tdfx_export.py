@@ -146,11 +146,40 @@ def _script(module, path):  # noqa: ARG001 - the convert callback's signature
         for key in ("forward", "_decorated_funs"):
             if key in m.__dict__:
                 saved.append((m, key, m.__dict__.pop(key)))
+    store = torch.jit._recursive.concrete_type_store
+    known = {cls: len(types) for cls, types in store.type_store.items()}
     try:
         return torch.jit.script(module)
+    except Exception:
+        # A failed torch.jit.script leaves the classes it began in TorchScript's type store with
+        # half their methods defined, and every later script of the module then fails with "Can't
+        # redefine method: forward" instead of the real cause. Forget what this attempt added.
+        for cls in list(store.type_store):
+            if cls not in known:
+                del store.type_store[cls]
+            else:
+                del store.type_store[cls][known[cls]:]
+        raise
     finally:
         for m, key, value in saved:
             m.__dict__[key] = value
+
+
+def script_error_summary(error):
+    """TorchScript's compile error in one line: its message and where in the model's source.
+
+    torch.jit.script's messages start with a newline and put the cause on the first line that has
+    text, then `File "PATH", line N` and the source with a caret; the rest is the call stack.
+    """
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    if not lines:
+        return type(error).__name__
+    message = lines[0].rstrip(":").rstrip(".") if len(lines) > 1 else lines[0]
+    for line in lines[1:]:
+        if line.startswith('File "') and '", line ' in line:
+            path, _, number = line[len('File "'):].partition('", line ')
+            return f"{message} ({path}:{number.split()[0]})"
+    return message
 
 
 def _spec_and_modules(obj, path, convert):
@@ -237,14 +266,14 @@ def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fal
         built, spec = _spec_and_modules(obj, "", _script)
     except Exception as script_error:  # noqa: BLE001 - any scripting failure falls back to tracing
         if method == "script":
-            raise ExportError(f"torch.jit.script failed: {script_error}") from script_error
+            raise ExportError(f"torch.jit.script failed: {script_error_summary(script_error)}") from script_error
         if not flat:
             raise ExportError("torch.jit.script failed and tracing needs example_inputs: "
-                              f"{str(script_error).splitlines()[0]}") from script_error
+                              f"{script_error_summary(script_error)}") from script_error
         calls = _run_eager(obj, dict(flat))
         built, spec = _spec_and_modules(obj, "", lambda m, p: torch.jit.trace(m, tuple(calls[p]), check_trace=False))
         used = "torch.jit.trace"
-        print(f"tdfx-export: warning: torch.jit.script failed ({str(script_error).strip().splitlines()[0]}); "
+        print(f"tdfx-export: warning: torch.jit.script failed ({script_error_summary(script_error)}); "
               "saved with torch.jit.trace instead. A traced archive keeps the operations run on the example "
               "inputs, not the Python calls: tdfx's graph shows approximate call forms (no keyword arguments, "
               "no methods, no operators as written) and control flow taken on these inputs only.",

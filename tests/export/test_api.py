@@ -4,6 +4,8 @@ TDFX_CLI and TDFX_APP name the built programs, TDFX_FIXTURES the fixtures (run b
 taken from build/: built_programs.py). Modules are the stand-in tensordict classes the other tests
 use, plain torch modules and a torchvision model.
 """
+import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -50,6 +52,19 @@ class Masker(nn.Module):
 class Unscriptable(nn.Module):
     def forward(self, x):
         return x.numpy()  # TorchScript has no Tensor.numpy
+
+
+def chain_of(directory, length):
+    """A module whose forward is a flat chain of `length` adds (no module scope to fold), from a
+    source file written into `directory`: torch.jit.script compiles the forward's source."""
+    body = "".join(f"        x = x + {i}\n" for i in range(length))
+    path = os.path.join(directory, f"chain_{length}.py")
+    with open(path, "w") as f:
+        f.write(f"import torch\n\n\nclass Chain(torch.nn.Module):\n    def forward(self, x):\n{body}        return x\n")
+    spec = importlib.util.spec_from_file_location(f"chain_{length}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Chain()
 
 
 def sequential():
@@ -110,6 +125,25 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(tdfx.TdfxError, "style must be 'tdfx' or 'fx'"):
             tdfx.draw(self.path, style="dot")
 
+    def test_a_drawing_over_max_nodes_is_refused_before_any_layout(self):
+        # Issue 35, finding 15: a flat 20,000-node chain took 30 s to draw and inlined a 15 MB SVG.
+        # Over max_nodes the drawing is refused at once, naming the depth that fits, if any.
+        chain = chain_of(self.tmp.name, 150)
+        with self.assertRaises(tdfx.TdfxError) as caught:
+            tdfx.draw(chain, max_nodes=100)
+        self.assertRegex(str(caught.exception),
+                         r"^the drawing has 15[0-9] nodes, over max_nodes=100; its nodes are in no module scope "
+                         r"that depth= could fold\. max_nodes=None draws it all: Graphviz takes minutes at that "
+                         r"size, and Drawing\.save\('graph\.png'\) keeps a PNG of it$")
+        self.assertGreater(tdfx.draw(chain, max_nodes=None).svg.count('class="node"'), 150)
+        blocks = nn.Sequential(*[nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4)) for _ in range(40)])
+        with self.assertRaises(tdfx.TdfxError) as caught:
+            tdfx.draw(blocks, depth=2, max_nodes=100)
+        self.assertRegex(str(caught.exception), r"^the drawing has 12[0-9] nodes, over max_nodes=100; depth=0 draws [0-9]+\. ")
+        self.assertLessEqual(tdfx.draw(blocks, depth=0, max_nodes=100).svg.count('class="node"'), 100)
+        with self.assertRaisesRegex(tdfx.TdfxError, r"^max_nodes: expected an int >= 1 or None, got 0$"):
+            tdfx.draw(blocks, max_nodes=0)
+
     def test_save_never_writes_through_a_link_and_keeps_the_mode(self):
         # Issue 35, finding 2: save opened `x.svg.tmp` with open(..., "w"): a link planted at that
         # name had the SVG written through it (its target overwritten), then was renamed to x.svg,
@@ -156,6 +190,20 @@ class ApiTest(unittest.TestCase):
                                  "tdfx-cli package's")
         finally:
             os.environ["TDFX_CLI"] = saved
+        # The same for $TDFX_APP, which show() starts (checked before the module is saved).
+        saved = os.environ.get("TDFX_APP")
+        try:
+            for value, what in (("/nonexistent/tdfx", "no such file"), (self.tmp.name, "not an executable file")):
+                os.environ["TDFX_APP"] = value
+                with self.assertRaises(tdfx.NotInstalledError) as caught:
+                    tdfx.show(self.path)
+                self.assertEqual(str(caught.exception),
+                                 f"$TDFX_APP is {value}: {what}; point it at tdfx, or unset it to use the "
+                                 "tdfx package's")
+        finally:
+            os.environ.pop("TDFX_APP", None)
+            if saved is not None:
+                os.environ["TDFX_APP"] = saved
 
     def test_inputs_that_are_not_tensors_or_shapes_are_tdfx_errors(self):
         # Issue 35, finding 10: verify(inputs={"x": 5}) raised TypeError from list(5).
@@ -282,6 +330,19 @@ class ApiTest(unittest.TestCase):
         finally:
             os.environ.clear()
             os.environ.update(saved)
+
+    def test_a_script_error_names_its_cause_and_line_every_time(self):
+        # Issue 35, finding 14: x.numpy() in forward. The first call said nothing after "tracing
+        # needs example_inputs:" (TorchScript's message starts with a newline), later calls said
+        # "Can't redefine method: forward" (the failed script stayed in TorchScript's type store).
+        line = inspect.getsourcelines(Unscriptable.forward)[1] + 1
+        where = f"({inspect.getsourcefile(Unscriptable)}:{line})"
+        for _ in range(3):
+            with self.assertRaises(tdfx.ScriptError) as caught:
+                tdfx.trace(Unscriptable())
+            self.assertEqual(str(caught.exception),
+                             "torch.jit.script failed and tracing needs example_inputs: 'Tensor (inferred)' "
+                             f"object has no attribute or method 'numpy' {where}")
 
     def test_the_worker_s_limits_are_their_own_exception(self):
         fixtures = os.environ["TDFX_FIXTURES"]

@@ -464,7 +464,8 @@ class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
   DescriptorReader(const DescriptorReader&) = delete;
   DescriptorReader& operator=(const DescriptorReader&) = delete;
   size_t size() const override { return size_; }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* what) const override {
+  // The record's name (the last argument) goes unused: a short read's error is the importer's, naming it.
+  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
     size_t done = 0;
     while (done < n) {
       const ssize_t got = ::pread(fd_, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(pos + done));
@@ -473,7 +474,6 @@ class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
       if (got <= 0) break;
       done += static_cast<size_t>(got);
     }
-    (void)what;
     return done;
   }
 

@@ -1,6 +1,8 @@
 // Loading model files: tdfx archives, plain TorchScript archives, and every kind of bad input.
 #include "tdfx/model/model_file.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -85,6 +87,23 @@ TEST_F(TempDir, UnreadableFilesGiveSpecificErrors) {
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string msg = loadError(write("truncated.pt", bytes.substr(0, bytes.size() / 2)));
   EXPECT_NE(msg.find("cannot load as TorchScript"), std::string::npos) << msg;
+}
+
+TEST_F(TempDir, TheArchiveLoadedIsTheOneCheckedEvenWhenThePathIsReplaced) {
+  // ModelArchive::open checks and keeps one descriptor; a file renamed over the path afterwards
+  // (between the checks and the load, or after the seal) is never the one deserialised.
+  const std::string path = (dir_ / "model.pt").string();
+  fs::copy_file(fixture("seed_sequential.pt"), path);
+  const ModelArchive archive = ModelArchive::open(path);
+  fs::copy_file(fixture("plain.pt"), dir_ / "other.pt");
+  fs::rename(dir_ / "other.pt", path);
+  EXPECT_EQ(loadModelFile(path).module->inKeys(), (std::vector<NestedKey>{"x"}));  // the path: plain.pt now
+  const ModelFile loaded = loadModelArchive(archive);
+  EXPECT_EQ(loaded.module->inKeys(), (std::vector<NestedKey>{{"input", "x"}, {"input", "mask"}}));
+  // A FIFO is refused without blocking, as not a regular file.
+  const std::string fifo = (dir_ / "fifo.pt").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(loadError(fifo).find("is not a regular file"), std::string::npos) << loadError(fifo);
 }
 
 TEST(ModelFile, MetadataErrorsNameTheField) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 
 #include "tdfx/error.h"
 
@@ -23,13 +22,6 @@ uint64_t readLittleEndian(const std::string& bytes, size_t at, int width) {
   return v;
 }
 
-std::string readRange(std::ifstream& in, uint64_t offset, uint64_t size) {
-  std::string bytes(size, '\0');
-  in.seekg(static_cast<std::streamoff>(offset));
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) bytes.clear();
-  return bytes;
-}
-
 // "200 MiB" below a GiB, "3.0 GiB" from there.
 std::string gib(uint64_t bytes) {
   char buf[32];
@@ -46,17 +38,13 @@ uint64_t halfOfPhysicalMemory() {
 
 }  // namespace
 
-std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path) {
+std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read) {
   const auto fail = [&path](const std::string& what) -> ModelFileError {
     return ModelFileError(path + ": cannot load as TorchScript: not a readable zip archive: " + what);
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ModelFileError(path + ": cannot read the file");
-  in.seekg(0, std::ios::end);
-  const uint64_t fileSize = static_cast<uint64_t>(in.tellg());
   // The end record is 22 bytes plus a comment of at most 65535: search that tail from the end.
   const uint64_t tailSize = std::min<uint64_t>(fileSize, 22 + 65535 + 20);
-  const std::string tail = readRange(in, fileSize - tailSize, tailSize);
+  const std::string tail = read(fileSize - tailSize, tailSize);
   if (tail.size() < 22) throw fail("too short for a zip end record");
   size_t end = std::string::npos;
   for (size_t i = tail.size() - 22 + 1; i-- > 0;)
@@ -71,7 +59,7 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path) {
   if (end >= 20 && readLittleEndian(tail, end - 20, 4) == kZip64Locator) {
     const uint64_t at = readLittleEndian(tail, end - 20 + 8, 8);
     if (at > fileSize || fileSize - at < 56) throw fail("zip64 end record outside the file");
-    const std::string z = readRange(in, at, 56);
+    const std::string z = read(at, 56);
     if (z.size() < 56 || readLittleEndian(z, 0, 4) != kZip64EndOfDirectory) throw fail("bad zip64 end record");
     entries = readLittleEndian(z, 32, 8);
     directorySize = readLittleEndian(z, 40, 8);
@@ -80,7 +68,7 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path) {
   if (directoryOffset > fileSize || directorySize > fileSize - directoryOffset)
     throw fail("central directory outside the file");
   if (directorySize > kMaxDirectoryBytes) throw fail("central directory larger than 64 MiB");
-  const std::string dir = readRange(in, directoryOffset, directorySize);
+  const std::string dir = read(directoryOffset, directorySize);
   if (dir.size() != directorySize) throw fail("cannot read the central directory");
 
   std::vector<ArchiveRecord> records;
@@ -114,10 +102,10 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path) {
   return records;
 }
 
-void checkArchiveSizes(const std::string& path, const ArchiveLimits& limits) {
+void checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read, const ArchiveLimits& limits) {
   const uint64_t totalLimit = limits.totalBytes ? limits.totalBytes : halfOfPhysicalMemory();
   uint64_t total = 0;
-  for (const ArchiveRecord& r : readArchiveDirectory(path)) {
+  for (const ArchiveRecord& r : readArchiveDirectory(path, fileSize, read)) {
     const std::string where = path + ": record " + r.name + " ";
     const bool metadata = r.name.size() >= 22 && r.name.compare(r.name.size() - 22, 22, "/extra/tensordict.json") == 0;
     if (metadata && r.size > limits.metadataBytes)

@@ -2,6 +2,7 @@
 // The zip central directory of a model archive, read before LibTorch reads anything: the sizes it
 // declares are checked first, so that a record that inflates to gigabytes is refused up front.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,13 @@ struct ArchiveRecord {
   uint64_t size = 0;            ///< bytes once read (inflated)
 };
 
-/// Reads the central directory (zip64 included). Throws ModelFileError naming the file when the
-/// directory is missing or malformed.
-std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path);
+/// The bytes of the archive at [offset, offset + size); fewer when the file ends first.
+using ArchiveRead = std::function<std::string(uint64_t offset, uint64_t size)>;
+
+/// Reads the central directory (zip64 included) of the `fileSize` bytes `read` gives: the file
+/// LibTorch will read, through the same descriptor, never the path again. Throws ModelFileError
+/// naming `path` when the directory is missing or malformed.
+std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read);
 
 /// Bounds on what an archive may declare (see checkArchiveSizes).
 struct ArchiveLimits {
@@ -28,6 +33,7 @@ struct ArchiveLimits {
 
 /// Throws ModelFileError when a record's declared size passes a limit: names the record, its
 /// size and the limit. Reads the directory only.
-void checkArchiveSizes(const std::string& path, const ArchiveLimits& limits = {});
+void checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
+                       const ArchiveLimits& limits = {});
 
 }  // namespace tdfx

@@ -1,7 +1,6 @@
 #include "tdfx/model/model_file.h"
 
 #include <algorithm>
-#include <fstream>
 #include <malloc.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -485,8 +484,10 @@ class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
 }  // namespace
 
 ModelArchive ModelArchive::open(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  // One descriptor, opened first: every check reads through it, and so does LibTorch, so a file
+  // replaced between a check and the load is never the one loaded. O_NONBLOCK: a FIFO must not block.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
     const int err = errno;
     if (err == ENOENT || err == ENOTDIR) throw ModelFileError(path + ": no such file");
     if (err == ENAMETOOLONG)  // the name itself: shown capped, with the limits it broke
@@ -495,26 +496,27 @@ ModelArchive ModelArchive::open(const std::string& path) {
                            std::to_string(NAME_MAX) + " for each of its parts)");
     throw ModelFileError(path + ": cannot read the file: " + std::strerror(err));
   }
-  if (S_ISDIR(st.st_mode)) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
-  if (st.st_size == 0) throw ModelFileError(path + ": the file is empty, expected a TorchScript archive (.pt)");
-  {
-    std::ifstream in(path, std::ios::binary);
-    char magic[2] = {0, 0};
-    if (!in.read(magic, 2)) throw ModelFileError(path + ": cannot read the file");
-    if (magic[0] != 'P' || magic[1] != 'K')
-      throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
-  }
-  checkArchiveSizes(path);  // from the zip directory, before LibTorch reads a record
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block
-  if (fd < 0) throw ModelFileError(path + ": cannot read the file: " + std::strerror(errno));
-  struct stat opened {};
-  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const bool directory = S_ISDIR(st.st_mode);
     ::close(fd);
+    if (directory) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
     throw ModelFileError(path + ": is not a regular file, expected a TorchScript archive (.pt)");
   }
+  // The reader owns the descriptor from here: it is closed whatever a check below throws.
+  auto reader = std::make_shared<DescriptorReader>(fd, static_cast<size_t>(st.st_size));
+  if (st.st_size == 0) throw ModelFileError(path + ": the file is empty, expected a TorchScript archive (.pt)");
+  const ArchiveRead read = [&reader](uint64_t offset, uint64_t size) {
+    std::string bytes(size, '\0');
+    bytes.resize(reader->read(offset, bytes.data(), size, "zip directory"));
+    return bytes;
+  };
+  if (read(0, 2) != "PK")
+    throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
+  checkArchiveSizes(path, static_cast<uint64_t>(st.st_size), read);  // from the zip directory, before LibTorch reads a record
   ModelArchive archive;
   archive.path_ = path;
-  archive.reader_ = std::make_shared<DescriptorReader>(fd, static_cast<size_t>(opened.st_size));
+  archive.reader_ = std::move(reader);
   return archive;
 }
 

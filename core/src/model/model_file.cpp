@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
 #include <optional>
-#include <regex>
 #include <sstream>
 
 #include <ATen/ATen.h>
@@ -174,38 +174,67 @@ std::shared_ptr<const TensorDictModuleBase> plainModule(const torch::jit::Module
   return module;
 }
 
+// "  File \"PATH\", line N, in NAME" as "NAME at PATH:N"; "" for any other line. By hand, not
+// std::regex: the line is the model's text, and libstdc++'s matcher recurses once per character.
+std::string tracebackFrame(const std::string& line) {
+  const size_t start = line.find_first_not_of(' ');
+  if (start == std::string::npos || line.compare(start, 6, "File \"") != 0) return {};
+  const size_t pathEnd = line.find("\", line ", start + 6);
+  if (pathEnd == std::string::npos) return {};
+  const size_t numberStart = pathEnd + 8;
+  size_t numberEnd = numberStart;
+  while (numberEnd < line.size() && std::isdigit(static_cast<unsigned char>(line[numberEnd]))) ++numberEnd;
+  if (numberEnd == numberStart || line.compare(numberEnd, 5, ", in ") != 0) return {};
+  std::string name = line.substr(numberEnd + 5);
+  name.erase(name.find_last_not_of(' ') + 1);
+  return name + " at " + line.substr(start + 6, pathEnd - start - 6) + ":" + line.substr(numberStart, numberEnd - numberStart);
+}
+
+// An exception line as Python prints it: unindented, a dotted name ending in Error or Exception, ": ".
+bool isExceptionLine(const std::string& line) {
+  const size_t colon = line.find(": ");
+  if (colon == std::string::npos || colon == 0 || colon > 200) return false;
+  const std::string name = line.substr(0, colon);
+  if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_') return false;
+  for (const char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') return false;
+  const auto endsWith = [&name](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return endsWith("Error") || endsWith("Exception");
+}
+
 // The model's own code failing while the archive loads (a `__setstate__`): LibTorch reports the
-// interpreter's two tracebacks, 20 lines. Said in one: the function and the line of the model's
-// source where it failed (the last frame of the original-code traceback) and the exception.
+// interpreter's two tracebacks, 20 lines. Said in one: the function and the line where it failed
+// (the innermost frame of the original-code traceback, else of the serialized code's, which an
+// archive saved without debug info has alone) and the exception that follows the frames.
 std::optional<std::string> loadTimeCodeFailure(const std::string& message) {
   static const std::string kHeader = "The following operation failed in the TorchScript interpreter.";
   if (message.rfind(kHeader, 0) != 0) return std::nullopt;
-  static const std::regex kFrame(R"re(^\s*File "(.*)", line (\d+), in (\S+)\s*$)re");
-  static const std::regex kException(R"re(^[A-Za-z_][A-Za-z0-9_.]*(Error|Exception): .*)re");
   std::istringstream lines(message);
   std::string line, where, exception;
-  bool original = false;
   while (std::getline(lines, line)) {
-    std::smatch m;
     if (!exception.empty()) {
       if (line.find_first_not_of(' ') != std::string::npos) exception += " " + line.substr(line.find_first_not_of(' '));
     } else if (line.rfind("Traceback of TorchScript, original code", 0) == 0) {
-      original = true;
-    } else if (std::regex_match(line, m, kFrame) && (original || where.empty())) {
-      where = m[3].str() + " at " + m[1].str() + ":" + m[2].str();
-    } else if (std::regex_match(line, kException)) {
+      where.clear();  // the model's own source follows: its frames replace the serialized code's
+    } else if (std::string frame = tracebackFrame(line); !frame.empty()) {
+      where = std::move(frame);  // most recent call last: the innermost frame wins
+    } else if (!where.empty() && isExceptionLine(line)) {
       exception = line;
     }
   }
   if (exception.empty()) return std::nullopt;
-  return "the model's code failed while the archive was loaded" + (where.empty() ? "" : " (" + where + ")") + ": " +
-         exception;
+  return "the model's code failed while the archive was loaded (" + where + "): " + exception;
 }
 
 // The error for an archive LibTorch refused, from LibTorch's message.
 // LibTorch's reader reports damage in its own terms ("stoull", "vector::_M_range_check", "INTERNAL
 // ASSERT FAILED ... please report a bug to PyTorch"): said here as what is wrong with the file.
 ModelFileError loadFailure(const std::string& path, const std::string& message) {
+  // First: the model's code may fail with any text (an op's INTERNAL ASSERT included), which the
+  // damage patterns below would take for LibTorch's reader.
+  if (auto failed = loadTimeCodeFailure(message)) return ModelFileError(path + ": cannot load as TorchScript: " + *failed);
   const std::string firstLine = message.substr(0, message.find('\n'));
   const auto damaged = [&](const std::string& what) {
     return ModelFileError(path + ": cannot load as TorchScript: " + what + ": the archive is damaged, or was not written "
@@ -240,7 +269,6 @@ ModelFileError loadFailure(const std::string& path, const std::string& message) 
     why = why.substr(0, why.find('\n'));
     return damaged("a pickle in it is malformed (LibTorch's reader: " + (why.empty() ? firstLine : why) + ")");
   }
-  if (auto failed = loadTimeCodeFailure(message)) return ModelFileError(path + ": cannot load as TorchScript: " + *failed);
   return ModelFileError(path + ": cannot load as TorchScript: " + message);
 }
 
@@ -484,10 +512,12 @@ class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
 }  // namespace
 
 ModelArchive ModelArchive::open(const std::string& path) {
-  // One descriptor, opened first: every check reads through it, and so does LibTorch, so a file
-  // replaced between a check and the load is never the one loaded. O_NONBLOCK: a FIFO must not block.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) {
+  // The path's type first, without opening it: a device or FIFO is refused before open() could
+  // act on it. Then one descriptor, checked to be the file just looked at: every check below reads
+  // through it, and so does LibTorch, so a file renamed over the path after these checks is never
+  // the one loaded.
+  struct stat named {};
+  if (::stat(path.c_str(), &named) != 0) {
     const int err = errno;
     if (err == ENOENT || err == ENOTDIR) throw ModelFileError(path + ": no such file");
     if (err == ENAMETOOLONG)  // the name itself: shown capped, with the limits it broke
@@ -496,12 +526,15 @@ ModelArchive ModelArchive::open(const std::string& path) {
                            std::to_string(NAME_MAX) + " for each of its parts)");
     throw ModelFileError(path + ": cannot read the file: " + std::strerror(err));
   }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const bool directory = S_ISDIR(st.st_mode);
-    ::close(fd);
-    if (directory) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
+  if (S_ISDIR(named.st_mode)) throw ModelFileError(path + ": is a directory, expected a TorchScript archive (.pt)");
+  if (!S_ISREG(named.st_mode))
     throw ModelFileError(path + ": is not a regular file, expected a TorchScript archive (.pt)");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) throw ModelFileError(path + ": cannot read the file: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != named.st_dev || st.st_ino != named.st_ino) {
+    ::close(fd);
+    throw ModelFileError(path + ": the file changed while it was opened; open it again");
   }
   // The reader owns the descriptor from here: it is closed whatever a check below throws.
   auto reader = std::make_shared<DescriptorReader>(fd, static_cast<size_t>(st.st_size));

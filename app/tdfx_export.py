@@ -146,23 +146,29 @@ def _script(module, path):  # noqa: ARG001 - the convert callback's signature
         for key in ("forward", "_decorated_funs"):
             if key in m.__dict__:
                 saved.append((m, key, m.__dict__.pop(key)))
-    store = torch.jit._recursive.concrete_type_store
-    known = {cls: len(types) for cls, types in store.type_store.items()}
+    _forget_half_compiled_types()  # a user's own failed torch.jit.script(module) left some too
     try:
         return torch.jit.script(module)
     except Exception:
-        # A failed torch.jit.script leaves the classes it began in TorchScript's type store with
-        # half their methods defined, and every later script of the module then fails with "Can't
-        # redefine method: forward" instead of the real cause. Forget what this attempt added.
-        for cls in list(store.type_store):
-            if cls not in known:
-                del store.type_store[cls]
-            else:
-                del store.type_store[cls][known[cls]:]
+        _forget_half_compiled_types()
         raise
     finally:
         for m, key, value in saved:
             m.__dict__[key] = value
+
+
+def _forget_half_compiled_types():
+    """Drops the module types whose methods TorchScript never finished compiling.
+
+    A failed torch.jit.script leaves the types it began in TorchScript's type store with half their
+    methods defined, and every later script of the module then fails with "Can't redefine method:
+    forward" instead of the real cause. A type whose methods were compiled is in methods_compiled.
+    """
+    store = torch.jit._recursive.concrete_type_store
+    for cls in list(store.type_store):
+        store.type_store[cls] = [t for t in store.type_store[cls] if t in store.methods_compiled]
+        if not store.type_store[cls]:
+            del store.type_store[cls]
 
 
 def script_error_summary(error):

@@ -337,6 +337,8 @@ class ApiTest(unittest.TestCase):
         # "Can't redefine method: forward" (the failed script stayed in TorchScript's type store).
         line = inspect.getsourcelines(Unscriptable.forward)[1] + 1
         where = f"({inspect.getsourcefile(Unscriptable)}:{line})"
+        with self.assertRaises(RuntimeError):
+            torch.jit.script(Unscriptable())  # the user's own attempt first, as in a notebook
         for _ in range(3):
             with self.assertRaises(tdfx.ScriptError) as caught:
                 tdfx.trace(Unscriptable())

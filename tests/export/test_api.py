@@ -178,32 +178,26 @@ class ApiTest(unittest.TestCase):
     def test_a_wrong_tdfx_cli_is_not_installed_error(self):
         # Issue 35, finding 10: TDFX_CLI=/nonexistent raised FileNotFoundError, a directory
         # PermissionError; the docs promise NotInstalledError.
-        saved = os.environ["TDFX_CLI"]
-        try:
-            for value, what in (("/nonexistent/tdfx-cli", "no such file"), (self.tmp.name, "not an executable file"),
-                                (self.path, "not an executable file")):
-                os.environ["TDFX_CLI"] = value
-                with self.assertRaises(tdfx.NotInstalledError) as caught:
-                    tdfx.trace(self.path)
-                self.assertEqual(str(caught.exception),
-                                 f"$TDFX_CLI is {value}: {what}; point it at tdfx-cli, or unset it to use the "
-                                 "tdfx-cli package's")
-        finally:
-            os.environ["TDFX_CLI"] = saved
+        self._assert_wrong_program("TDFX_CLI", "tdfx-cli", lambda: tdfx.trace(self.path),
+                                   ["/nonexistent/tdfx-cli", self.tmp.name, self.path])
         # The same for $TDFX_APP, which show() starts (checked before the module is saved).
-        saved = os.environ.get("TDFX_APP")
+        self._assert_wrong_program("TDFX_APP", "tdfx", lambda: tdfx.show(self.path), ["/nonexistent/tdfx", self.tmp.name])
+
+    def _assert_wrong_program(self, variable, program, call, values):
+        saved = os.environ.get(variable)
         try:
-            for value, what in (("/nonexistent/tdfx", "no such file"), (self.tmp.name, "not an executable file")):
-                os.environ["TDFX_APP"] = value
+            for value in values:
+                what = "no such file" if not os.path.exists(value) else "not an executable file"
+                os.environ[variable] = value
                 with self.assertRaises(tdfx.NotInstalledError) as caught:
-                    tdfx.show(self.path)
+                    call()
                 self.assertEqual(str(caught.exception),
-                                 f"$TDFX_APP is {value}: {what}; point it at tdfx, or unset it to use the "
-                                 "tdfx package's")
+                                 f"${variable} is {value}: {what}; point it at {program}, or unset it to use the "
+                                 f"{program} package's")
         finally:
-            os.environ.pop("TDFX_APP", None)
+            os.environ.pop(variable, None)
             if saved is not None:
-                os.environ["TDFX_APP"] = saved
+                os.environ[variable] = saved
 
     def test_inputs_that_are_not_tensors_or_shapes_are_tdfx_errors(self):
         # Issue 35, finding 10: verify(inputs={"x": 5}) raised TypeError from list(5).

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "tdfx/ui/compare_window.h"
+#include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_view.h"
 #include <QListWidget>
 #include "tdfx/ui/keys_panel.h"
@@ -24,6 +25,23 @@ bool save(MainWindow& w, const QString& path) {
   const bool ok = w.grab().save(path);
   std::printf("%s %s\n", ok ? "wrote" : "FAILED", qPrintable(path));
   return ok;
+}
+
+// The compare window of `a` against `b` as it opens (on the first difference), saved to `path`.
+bool compareShot(const std::string& a, const std::string& b, const QString& path) {
+  MainWindow w(false);
+  if (!tdfx::ui::openAndWait(w, a)) return false;
+  QSignalSpy done(&w, &MainWindow::compared);
+  w.compareWith(QString::fromStdString(b));
+  for (int i = 0; i < 1200 && done.isEmpty(); ++i) QTest::qWait(50);
+  tdfx::ui::CompareWindow* c = w.compareWindow();
+  if (!c) return false;
+  c->resize(1500, 920);
+  c->show();
+  QTest::qWait(300);
+  const bool saved = c->grab().save(path);
+  std::printf("%s %s\n", saved ? "wrote" : "FAILED", qPrintable(path));
+  return saved;
 }
 
 }  // namespace
@@ -98,23 +116,17 @@ int main(int argc, char** argv) {
     ok &= save(w, out.filePath(QStringLiteral("gui-differs-dark.png")));
     w.setTheme(MainWindow::Theme::System);
   }
-  {  // resnet18 against resnet34 holding its weights (tests/app/make_diff_models.py): side by side.
+  {  // A small window (710x444) on resnet18: the graph keeps half of it, the code starts at def.
     MainWindow w(false);
-    ok &= tdfx::ui::openAndWait(w, zoo + "/diff/resnet18.pt");
-    QSignalSpy done(&w, &MainWindow::compared);
-    w.compareWith(QString::fromStdString(zoo + "/diff/resnet34_grown.pt"));
-    for (int i = 0; i < 1200 && done.isEmpty(); ++i) QTest::qWait(50);
-    tdfx::ui::CompareWindow* c = w.compareWindow();
-    ok &= c != nullptr;
-    if (c) {
-      c->resize(1500, 920);
-      c->show();
-      c->differences()->setCurrentRow(0);  // the first added block, on both sides
-      QTest::qWait(200);
-      const bool saved = c->grab().save(out.filePath(QStringLiteral("gui-compare.png")));
-      std::printf("%s gui-compare.png\n", saved ? "wrote" : "FAILED");
-      ok &= saved;
-    }
+    w.resize(710, 444);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
+    QTest::qWait(100);
+    ok &= save(w, out.filePath(QStringLiteral("gui-small-window.png")));
   }
+  // resnet18 against a fine-tuned copy: it opens on the first difference, filled and badged. Then
+  // against resnet34 holding its weights (tests/app/make_diff_models.py): the first added block.
+  ok &= compareShot(zoo + "/diff/resnet18.pt", zoo + "/diff/resnet18_finetuned.pt", out.filePath(QStringLiteral("gui-compare-tuned.png")));
+  ok &= compareShot(zoo + "/diff/resnet18.pt", zoo + "/diff/resnet34_grown.pt", out.filePath(QStringLiteral("gui-compare.png")));
   return ok ? 0 : 1;
 }

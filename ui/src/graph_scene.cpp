@@ -193,28 +193,22 @@ class NodeItem : public QGraphicsItem {
       p->setBrush(GraphScene::markColor(GraphScene::SearchMatch));
       p->drawRoundedRect(rect_.adjusted(-5, -5, 5, 5), 6, 6);
     }
-    QColor outline("#333333");
-    double width = 1.0;
-    if (marks_ & GraphScene::KeyUse) outline = GraphScene::markColor(GraphScene::KeyUse), width = 3.0;
-    if (marks_ & GraphScene::DiffWeights) outline = GraphScene::markColor(GraphScene::DiffWeights), width = 3.5;
-    if (marks_ & GraphScene::Differs) outline = GraphScene::markColor(GraphScene::Differs), width = 3.5;
-    if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) outline = QColor("#2471A3"), width = 2.5;
-    if (isSelected()) outline = QColor("#D35400"), width = 3.0;
-    QPen pen(outline);
-    pen.setWidthF(width);
+    const GraphScene::NodeLook drawn = look();
+    QPen pen(drawn.outline);
+    pen.setWidthF(drawn.outlineWidth);
     p->setPen(pen);
-    QColor fill = fill_;
-    for (const auto mark : {GraphScene::DiffAdded, GraphScene::DiffRemoved, GraphScene::DiffChanged})
-      if (marks_ & mark) fill = GraphScene::markColor(mark);
-    p->setBrush(heat_ >= 0 ? GraphScene::heatColor(heat_) : fill);
+    p->setBrush(drawn.fill);
     if (ellipse_) p->drawEllipse(rect_);
     else p->drawRoundedRect(rect_, 3, 3);
-    if (!fields_.empty()) return paintRecord(p, lod);
-    if (lod < kTextDetail) return;  // too small to read
-    if (!badge_.isEmpty()) paintBadge(p);
-    p->setFont(GraphScene::labelFont());
-    p->setPen(Qt::black);
-    p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
+    if (!fields_.empty()) {
+      paintRecord(p, lod);
+    } else if (lod >= kTextDetail) {  // else too small to read
+      if (!badge_.isEmpty()) paintBadge(p);
+      p->setFont(GraphScene::labelFont());
+      p->setPen(Qt::black);
+      p->drawText(rect_, Qt::AlignCenter, lines_.join('\n'));
+    }
+    if (!drawn.diffBadge.isEmpty()) paintDiffBadge(p, drawn.diffBadge);  // over the text: a finding stays seen
   }
   /// The input checks folded onto this node: a small green tag on its top right corner.
   void paintBadge(QPainter* p) {
@@ -229,6 +223,40 @@ class NodeItem : public QGraphicsItem {
     p->setFont(font);
     p->setPen(QColor(fxBadge_ ? "#7E5109" : "#145A32"));
     p->drawText(tag, Qt::AlignCenter, badge_);
+  }
+  /// The outline says what the user is doing (selected: orange; a neighbour of the selection or
+  /// hovered: blue; a verify mark or a selected key: red, violet); a compare's finding is a fill and
+  /// a badge, which no selection or hover changes (issue 36: a changed node under the selection
+  /// outline looked unchanged, and its lit neighbours looked changed).
+  GraphScene::NodeLook look() const {
+    GraphScene::NodeLook l;
+    l.outline = QColor("#333333");
+    l.outlineWidth = 1.0;
+    if (marks_ & GraphScene::KeyUse) l.outline = GraphScene::markColor(GraphScene::KeyUse), l.outlineWidth = 3.0;
+    if (marks_ & GraphScene::Differs) l.outline = GraphScene::markColor(GraphScene::Differs), l.outlineWidth = 3.5;
+    if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) l.outline = QColor("#2471A3"), l.outlineWidth = 2.5;
+    if (isSelected()) l.outline = QColor("#D35400"), l.outlineWidth = 3.0;
+    l.fill = fill_;
+    for (const auto mark : {GraphScene::DiffWeights, GraphScene::DiffAdded, GraphScene::DiffRemoved, GraphScene::DiffChanged})
+      if (marks_ & mark) l.fill = GraphScene::markColor(mark);
+    if (heat_ >= 0) l.fill = GraphScene::heatColor(heat_);
+    l.diffBadge = GraphScene::diffBadge(marks_);
+    return l;
+  }
+  /// A compare's finding: a dark tag with its sign on the node's top left corner (the input checks'
+  /// tag has the right).
+  void paintDiffBadge(QPainter* p, const QString& text) {
+    QFont font = GraphScene::labelFont();
+    font.setBold(true);
+    const QFontMetricsF metrics(font);
+    const QSizeF size(metrics.horizontalAdvance(text) + 8, metrics.height() + 1);
+    const QRectF tag(rect_.left() - 4, rect_.top() - size.height() / 2, size.width(), size.height());
+    p->setPen(Qt::NoPen);
+    p->setBrush(QColor("#1B2631"));
+    p->drawRoundedRect(tag, 4, 4);
+    p->setFont(font);
+    p->setPen(Qt::white);
+    p->drawText(tag, Qt::AlignCenter, text);
   }
   const QString& badge() const { return badge_; }
   /// FxGraphDrawer's record: the fields Graphviz placed, separated by lines, text justified as
@@ -343,12 +371,27 @@ QColor GraphScene::markColor(Mark mark) {
     case SearchMatch: return QColor(255, 200, 0, 200);
     case KeyUse: return QColor("#8E44AD");
     case Differs: return QColor("#E01B24");
-    case DiffAdded: return QColor("#A9DFBF");
-    case DiffRemoved: return QColor("#F5B7B1");
-    case DiffChanged: return QColor("#C39BD3");
-    case DiffWeights: return QColor("#2E86C1");
+    // Compare's fills: stronger than any op colour of either style, so they read as findings.
+    case DiffAdded: return QColor("#52BE80");
+    case DiffRemoved: return QColor("#EC7063");
+    case DiffChanged: return QColor("#AF7AC5");
+    case DiffWeights: return QColor("#5DADE2");
   }
   return Qt::black;
+}
+
+QString GraphScene::diffBadge(unsigned marks) {
+  QString badge;
+  if (marks & DiffRemoved) badge += QStringLiteral("\u2212");
+  if (marks & DiffAdded) badge += QStringLiteral("+");
+  if (marks & DiffChanged) badge += QStringLiteral("~");
+  if (marks & DiffWeights) badge += QStringLiteral("\u0394");
+  return badge;
+}
+
+GraphScene::NodeLook GraphScene::nodeLook(const QString& id) const {
+  const NodeItem* item = nodes_.value(id);
+  return item ? item->look() : NodeLook{};
 }
 
 QFont GraphScene::labelFont() {

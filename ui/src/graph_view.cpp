@@ -20,6 +20,8 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
   // Items never move once laid out: no BSP index maintenance cost, and one fewer save/restore per item.
   setOptimizationFlags(DontSavePainterState | DontAdjustForAntialiasing);
   setAcceptDrops(false);  // files dropped on the graph go to the window
+  connect(horizontalScrollBar(), &QScrollBar::valueChanged, this, &GraphView::viewMoved);
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this, &GraphView::viewMoved);
 }
 
 void GraphView::scaleChanged() {
@@ -27,6 +29,7 @@ void GraphView::scaleChanged() {
   setRenderHint(QPainter::Antialiasing, transform().m11() >= 0.25);
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
+  Q_EMIT viewMoved();
 }
 
 void GraphView::sceneChanged() {
@@ -52,7 +55,7 @@ void GraphView::makeRoomForOverlays() {
   if (!(s > 0) || graph.isEmpty()) return;
   const bool overview = minimap_ && !minimap_->isHidden();
   const double right = overview ? (viewport()->width() - minimap_->geometry().left() + kOverlayGap) / s : 0;
-  const QRectF room = graph.adjusted(0, 0, right, legendRoom() / s);
+  const QRectF room = graph.adjusted(-sideRoomLeft_, 0, right + sideRoomRight_, legendRoom() / s);
   // Setting the same rect again would still recompute the scroll bars.
   if (room != sceneRect()) setSceneRect(room);
 }
@@ -138,6 +141,49 @@ void GraphView::showItem(const QGraphicsItem* item) {
     scaleChanged();
   }
   centerOn(item);
+  // Centred, it may still sit under the overview in a small window: then centre it in the free part.
+  const QRect free = freeArea();
+  const QRect at = mapFromScene(item->sceneBoundingRect()).boundingRect();
+  if (minimap_ && !minimap_->isHidden() && at.intersects(minimap_->geometry()) && free.width() > at.width()) {
+    const int shift = at.center().x() - free.center().x();
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() + shift);
+  }
+}
+
+void GraphView::setZoom(double scale) {
+  if (!(scale > 0)) return;
+  const QPointF centre = mapToScene(viewport()->rect().center());
+  resetTransform();
+  QGraphicsView::scale(scale, scale);
+  centerOn(centre);
+  scaleChanged();
+}
+
+QRect GraphView::freeArea() const {
+  QRect area = viewport()->rect();
+  if (minimap_ && !minimap_->isHidden()) area.setRight(minimap_->geometry().left() - kOverlayGap);
+  return area;
+}
+
+void GraphView::recentreSideways() {
+  if (!scene()) return;
+  const double s = transform().m11();
+  const QRectF shown = mapToScene(viewport()->rect()).boundingRect();
+  const QRectF band(scene()->sceneRect().left(), shown.top(), scene()->sceneRect().width(), shown.height());
+  QRectF content;
+  for (const QGraphicsItem* item : scene()->items(band, Qt::IntersectsItemBoundingRect))
+    if (!item->data(0).toString().isEmpty()) content = content.united(item->sceneBoundingRect());  // nodes only
+  const QRect free = freeArea();
+  if (content.isEmpty() || !(s > 0) || content.width() * s > free.width()) return;
+  // The view's centre that puts the content's centre in the middle of the free area; the view may
+  // scroll past the graph's edge for it (a column at the graph's right edge, under the overview).
+  const double centreX = content.center().x() - (free.center().x() - viewport()->rect().center().x()) / s;
+  const double halfWidth = viewport()->width() / (2 * s);
+  const QRectF graph = scene()->sceneRect();
+  sideRoomLeft_ = std::max(sideRoomLeft_, graph.left() - (centreX - halfWidth));
+  sideRoomRight_ = std::max(sideRoomRight_, centreX + halfWidth - graph.right());
+  makeRoomForOverlays();
+  centerOn(centreX, shown.center().y());
 }
 
 void GraphView::fitAll() {
@@ -147,6 +193,7 @@ void GraphView::fitAll() {
   const QRectF r = scene()->sceneRect();
   const double usableHeight = std::max(1, viewport()->height() - legendRoom() - 2 * kOverlayGap);
   const double s = std::min((viewport()->width() - 2 * kOverlayGap) / r.width(), usableHeight / r.height());
+  sideRoomLeft_ = sideRoomRight_ = 0;
   resetTransform();
   scale(s, s);
   makeRoomForOverlays();  // the room below for the legend, so that the centre can sit above it
@@ -165,6 +212,7 @@ void GraphView::fit() {
   if (!fitsByWidth()) return fitAll();
   const QRectF r = scene()->sceneRect();
   const double s = std::min(1.0, viewport()->width() / r.width());
+  sideRoomLeft_ = sideRoomRight_ = 0;
   resetTransform();
   scale(s, s);
   centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
@@ -180,6 +228,7 @@ void GraphView::showStart() {
   // Fit the narrow side when that is readable, else the readable minimum; never above 100 %.
   const double across = tall ? viewport()->width() / r.width() : viewport()->height() / r.height();
   const double s = std::clamp(across, kReadable, 1.0);
+  sideRoomLeft_ = sideRoomRight_ = 0;
   resetTransform();
   scale(s, s);
   const double halfW = viewport()->width() / (2 * s), halfH = viewport()->height() / (2 * s);
@@ -201,6 +250,10 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
   if (ctrl && (event->key() == Qt::Key_Equal || event->key() == Qt::Key_Plus)) return zoomBy(1.25);
   if (ctrl && event->key() == Qt::Key_Minus) return zoomBy(0.8);
   QGraphicsView::keyPressEvent(event);  // arrow keys scroll
+  // A page down a graph lands on other columns: bring them into the middle of the free area.
+  if (!ctrl && (event->key() == Qt::Key_PageDown || event->key() == Qt::Key_PageUp || event->key() == Qt::Key_Home ||
+                event->key() == Qt::Key_End))
+    recentreSideways();
 }
 
 }  // namespace tdfx::ui

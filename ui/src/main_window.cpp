@@ -284,6 +284,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   ++layoutGeneration_;  // a layout of the previous model must not land on this one
   selectAfterLayout_.clear();
   markedKeys_.clear();
+  diffMarks_ = {};  // a reload's changes are marked again after this
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
   // field's clear button follows its textChanged signal, and stayed on an empty field.
   search_->clear();
@@ -327,6 +328,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
     syncingCode_ = true;
     code_->setPlainText(QString::fromStdString(session_->traced.code.text));
     syncingCode_ = false;
+    showCodeStart();
     QTimer::singleShot(0, this, [this, session] {
       if (session != session_) return;
       graphText_->setPlainText(QString::fromStdString(printGraph(session_->graph())));

@@ -4,6 +4,7 @@
 #include <QtConcurrent/QtConcurrent>
 
 #include "tdfx/ui/compare_window.h"
+#include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/worker/model_diff.h"
@@ -48,15 +49,15 @@ void MainWindow::onCompared() {
     return;
   }
   lastComparison_ = outcome.report;
-  // The changed and removed nodes as search matches: marked, and F3 goes through them.
+  // This model's side of the findings, drawn as compare draws them; F3 walks them.
+  diffMarks_ = outcome.diff->marksA;
   QStringList ids;
   for (const QString& id : viewIdsOf(outcome.diff->changedInA())) ids << id;
   ids.sort();
   matches_ = ids;
   matchedText_.clear();
   walkingChanges_ = !ids.isEmpty();
-  scene_->setMarked(QSet<QString>(ids.begin(), ids.end()), GraphScene::SearchMatch);
-  matchCount_->setText(tr(" %1 changed ").arg(ids.size()));
+  applyOverlays();
   status_->setText(outcome.report.trimmed().section('\n', -1));
   // Side by side in a window of its own; a new comparison replaces the last one.
   if (compareWindow_) compareWindow_->deleteLater();
@@ -65,6 +66,9 @@ void MainWindow::onCompared() {
   compareWindow_ = new CompareWindow(session_, outcome.other, *outcome.diff, nameA, nameB, this);
   compareWindow_->setAttribute(Qt::WA_DeleteOnClose);
   if (interactive_) compareWindow_->show();
+  // The count is compare's: every difference, not only the nodes marked here.
+  const int differences = compareWindow_->differences()->rowCount();
+  matchCount_->setText(differences == 0 ? tr(" identical ") : tr(" %1 difference(s), %2 node(s) marked ").arg(differences).arg(ids.size()));
   Q_EMIT compared(outcome.report, true);
 }
 

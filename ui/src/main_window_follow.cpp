@@ -6,6 +6,7 @@
 #include <QListWidget>
 #include <QMenu>
 
+#include "tdfx/ui/difference_rows.h"
 #include "error_text.h"
 #include "tdfx/ui/file_follower.h"
 #include "tdfx/ui/graph_scene.h"
@@ -81,38 +82,25 @@ void MainWindow::showReload(LoadOutcome outcome) {
 }
 
 void MainWindow::markChanges(const ModelDiff& changes) {
-  const auto ids = [this](const std::vector<std::string>& ir) { return viewIdsOf(ir); };
-  scene_->setMarked(ids(changes.marksB.added), GraphScene::DiffAdded);
-  scene_->setMarked(ids(changes.marksB.changed), GraphScene::DiffChanged);
-  scene_->setMarked(ids(changes.marksB.weights), GraphScene::DiffWeights);
+  diffMarks_ = changes.marksB;
   changesList_->clear();
-  const auto row = [this](const QString& text, const std::string& ir) {
-    auto* item = new QListWidgetItem(text, changesList_);
-    item->setData(Qt::UserRole, QString::fromStdString(ir));
-  };
-  for (const DiffNode& n : changes.removed) row(tr("- node %1").arg(QString::fromStdString(n.label())), "");
-  for (const DiffNode& n : changes.added) row(tr("+ node %1").arg(QString::fromStdString(n.label())), n.name);
-  for (const NodeChange& c : changes.changed)
-    for (const NodeDifference& d : c.changes)
-      row(tr("~ node %1: %2").arg(QString::fromStdString(c.b.label()), QString::fromStdString(d.what)), c.b.name);
-  for (const ParameterChange& p : changes.parameters) {
-    if (p.kind == ParameterChange::Kind::Equal) continue;
-    const QString what = (p.isBuffer ? tr("buffer ") : tr("parameter ")) + QString::fromStdString(p.name);
-    const bool onlyA = p.kind == ParameterChange::Kind::Removed;
-    row((p.kind == ParameterChange::Kind::Added ? "+ " : onlyA ? "- " : "~ ") + what,
-        p.usedBy.empty() || onlyA ? std::string() : p.usedBy.front());
+  // The rows compare lists; each selects its node in this (the new) version.
+  for (const DifferenceRow& row : differenceRows(changes, session_->graph(), session_->graph())) {
+    auto* item = new QListWidgetItem(row.text, changesList_);
+    item->setData(Qt::UserRole, row.irB);
   }
   if (changesList_->count() == 0) changesList_->addItem(tr("no difference from the previous version"));
   changesList_->parentWidget()->show();
   // F3 with an empty search field walks them, as after a compare.
   QStringList walk;
   for (const auto* list : {&changes.marksB.added, &changes.marksB.changed, &changes.marksB.weights})
-    for (const QString& id : ids(*list)) walk << id;
+    for (const QString& id : viewIdsOf(*list)) walk << id;
   walk.sort();
   walk.removeDuplicates();
   matches_ = walk;
   matchedText_.clear();
   walkingChanges_ = !walk.isEmpty();
+  applyOverlays();
   status_->setText(tr("Reloaded %1: %2").arg(QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName(),
                                              QString::fromStdString(formatModelDiff(changes, "", "")).trimmed().section('\n', -1)));
 }

@@ -77,14 +77,14 @@ QString MainWindow::aboutText() {
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), {},
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open model"), modelFolder(),
                                                       tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
     if (!path.isEmpty()) openFile(path);
   });
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   file->addAction(tr("Co&mpare with..."), this, [this] {
     if (!session_) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), {},
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), modelFolder(),
                                                       tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
     if (!path.isEmpty()) compareWith(path);
   });
@@ -281,6 +281,11 @@ void MainWindow::setWorkerLimits(const WorkerLimits& limits) {
   spare_->refill(limits);  // a spare warmed under other limits gives way
 }
 
+QString MainWindow::modelFolder() const {
+  // Where the open model is, as Netron's dialogs start: its neighbours are what a user compares.
+  return session_ ? QFileInfo(QString::fromStdString(session_->traced.model.path)).absolutePath() : QString();
+}
+
 void MainWindow::resizeEvent(QResizeEvent* event) {
   QMainWindow::resizeEvent(event);
   giveTheGraphItsShare();
@@ -288,8 +293,9 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 void MainWindow::giveTheGraphItsShare() {
   // Docks keep their sizes as the window shrinks, so the graph alone would give way (to 80 px at
-  // 710x444). Below its share, the docks around it shrink in proportion to make it up.
-  constexpr double kGraphWidthShare = 0.45, kGraphHeightShare = 0.4;
+  // 710x444). Below half the window either way, the docks around it shrink in proportion to make
+  // it up (Verify scrolls inside its dock).
+  constexpr double kGraphShare = 0.5;
   QList<QDockWidget*> across, below;
   int acrossWidth = 0, belowHeight = 0;
   QSet<Qt::DockWidgetArea> areasSeen;
@@ -306,16 +312,16 @@ void MainWindow::giveTheGraphItsShare() {
       belowHeight += dock->height();
     }
   }
-  const auto shrink = [this](const QList<QDockWidget*>& docks, int total, int graph, double share, Qt::Orientation o) {
-    const int room = graph + total;  // the graph and the docks beside it
-    if (docks.isEmpty() || total <= 0 || graph >= share * room) return;
-    const double keep = (1.0 - share) * room / total;
+  const auto shrink = [this](const QList<QDockWidget*>& docks, int total, int graph, int window, Qt::Orientation o) {
+    const int wanted = static_cast<int>(kGraphShare * window) + 1;
+    if (docks.isEmpty() || total <= 0 || graph >= wanted) return;
+    const double keep = std::max(0.0, double(total - (wanted - graph)) / total);
     QList<int> sizes;
     for (QDockWidget* dock : docks) sizes << std::max(1, int((o == Qt::Horizontal ? dock->width() : dock->height()) * keep));
     resizeDocks(docks, sizes, o);
   };
-  shrink(across, acrossWidth, view_->width(), kGraphWidthShare, Qt::Horizontal);
-  shrink(below, belowHeight, view_->height(), kGraphHeightShare, Qt::Vertical);
+  shrink(across, acrossWidth, view_->width(), width(), Qt::Horizontal);
+  shrink(below, belowHeight, view_->height(), height(), Qt::Vertical);
 }
 
 void MainWindow::saveSettings() const {

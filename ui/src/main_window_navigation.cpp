@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QAction>
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QUrl>
 #include <QLineEdit>
@@ -218,21 +219,14 @@ void MainWindow::showNode(const QString& id) {
   backAction_->setEnabled(!back_.isEmpty());
   forwardAction_->setEnabled(!forward_.isEmpty());
   if (!session_ || id.isEmpty()) return;
-  const Graph& g = session_->graph();
-  const Node* node = g.findNode(id.toStdString());
+  inspectViewNode(inspector_, *session_, id);
+  const Node* node = session_->graph().findNode(id.toStdString());
   if (!node) {
-    const ViewNode* v = session_->view.findNode(id.toStdString());
-    QString text = id;
-    if (v && v->kind == ViewNode::Kind::Collapsed)
-      text = describeScope(*v, g, session_->traced.traced.scopeTypes, session_->run.get());
-    else if (v && v->kind == ViewNode::Kind::Key)
-      text = tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
-    inspector_->setPlainText(text);
     // A collapsed module stands for its statements: those are highlighted, not one inside it.
+    const ViewNode* v = session_->view.findNode(id.toStdString());
     highlightCode(v ? v->irNodes : std::vector<std::string>{});
     return;
   }
-  inspector_->setHtml(describeNodeHtml(*node, session_->traced.code, session_->run.get(), &session_->stats));
   highlightCode({node->name()});
 }
 
@@ -258,6 +252,24 @@ void MainWindow::highlightCode(const std::vector<std::string>& irNodes) {
   code_->setTextCursor(first);
   syncingCode_ = false;
   code_->centerCursor();
+}
+
+void MainWindow::showCodeStart() {
+  // A reload keeps the selected node: its line stays highlighted and in view.
+  if (const QString id = scene_->selectedNode(); !id.isEmpty()) {
+    const ViewNode* v = session_->view.findNode(id.toStdString());
+    if (session_->graph().findNode(id.toStdString())) return highlightCode({id.toStdString()});
+    if (v) return highlightCode(v->irNodes);
+  }
+  // Else the listing opens at `def forward`: FX's code starts with blank lines, and a small panel
+  // showed only those.
+  QTextBlock block = code_->document()->firstBlock();
+  while (block.isValid() && block.text().trimmed().isEmpty()) block = block.next();
+  if (!block.isValid()) return;
+  syncingCode_ = true;
+  code_->setTextCursor(QTextCursor(block));
+  syncingCode_ = false;
+  code_->verticalScrollBar()->setValue(block.blockNumber());
 }
 
 void MainWindow::clearInspector() {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
@@ -45,8 +46,14 @@ void MainWindow::applyOverlays() {
     const QSignalBlocker oneLegend(scene_);  // three marks, one legend (it copies the view once)
     scene_->setMarked(differs, GraphScene::Differs);
     scene_->setHeat(timeFractions());
-    scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
+    // The compared changes F3 walks are marked as compare marks them, not as search matches.
+    const QStringList searched = walkingChanges_ ? QStringList() : matches_;
+    scene_->setMarked(QSet<QString>(searched.begin(), searched.end()), GraphScene::SearchMatch);
     scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+    scene_->setMarked(viewIdsOf(diffMarks_.removed), GraphScene::DiffRemoved);
+    scene_->setMarked(viewIdsOf(diffMarks_.added), GraphScene::DiffAdded);
+    scene_->setMarked(viewIdsOf(diffMarks_.changed), GraphScene::DiffChanged);
+    scene_->setMarked(viewIdsOf(diffMarks_.weights), GraphScene::DiffWeights);
   }
   refreshLegend();
 }
@@ -63,6 +70,7 @@ void MainWindow::refreshLegend() {
       {GraphScene::SearchMatch, QT_TR_NOOP("yellow halo: search match")}};
   for (const auto& [mark, label] : marks)
     if (!scene_->markedNodes(mark).isEmpty()) legend.append({tr(label), GraphScene::markColor(mark)});
+  legend.append(compareLegend(*scene_));
   view_->setLegend(legend);
 }
 

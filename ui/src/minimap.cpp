@@ -68,8 +68,8 @@ void Minimap::placeInCorner() {
   if (tall()) {
     // A deep net whole would be a strip a few pixels wide: show its full width instead, as tall as
     // the window allows, following the main view down the graph.
-    const int w = std::max(50, std::min(kTallWidth, area.width() / 4));
-    const int h = std::max(40, std::min(area.height() - 2 * kMargin, 2 * kMaxSide));
+    const int w = std::max(40, std::min(kTallWidth, area.width() / 5));
+    const int h = std::max(40, std::min(area.height() / 2, 2 * kMaxSide));  // in a small window, half its height
     setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
     const double s = (w - 4) / scene.width();
     setTransform(QTransform::fromScale(s, s));
@@ -77,8 +77,9 @@ void Minimap::placeInCorner() {
     return;
   }
   const double aspect = scene.width() / scene.height();
-  // In a small window the overview takes at most about a third of either side of the graph.
-  const int side = std::max(60, std::min({kMaxSide, area.width() / 3, area.height() * 2 / 5}));
+  // In a small window the overview takes at most a quarter of the graph's width and a third of its
+  // height (it covered a quarter of a 313x238 graph).
+  const int side = std::max(50, std::min({kMaxSide, area.width() / 4, area.height() / 3}));
   const int w = aspect >= 1 ? side : std::max(40, int(side * aspect));
   const int h = aspect >= 1 ? std::max(40, int(side / aspect)) : side;
   setGeometry(area.right() - w - kMargin, area.bottom() - h - kMargin, w, h);
@@ -96,6 +97,7 @@ void Minimap::drawForeground(QPainter* painter, const QRectF&) {
 
 void Minimap::mousePressEvent(QMouseEvent* event) {
   main_->centerOn(mapToScene(event->position().toPoint()));
+  main_->recentreSideways();  // what is there, in the middle of the free part: not under this overview
   viewport()->update();
 }
 

@@ -178,4 +178,19 @@ QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<
   return text;
 }
 
+void inspectViewNode(QTextBrowser* inspector, const ModelSession& session, const QString& id) {
+  const Graph& g = session.graph();
+  if (const Node* node = g.findNode(id.toStdString())) {
+    inspector->setHtml(describeNodeHtml(*node, session.traced.code, session.run.get(), &session.stats));
+    return;
+  }
+  const ViewNode* v = session.view.findNode(id.toStdString());
+  QString text = id;
+  if (v && v->kind == ViewNode::Kind::Collapsed)
+    text = describeScope(*v, g, session.traced.traced.scopeTypes, session.run.get());
+  else if (v && v->kind == ViewNode::Kind::Key)
+    text = QObject::tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
+  inspector->setPlainText(text);
+}
+
 }  // namespace tdfx::ui

@@ -1,6 +1,7 @@
 #pragma once
 // The Inspector's text for one IR node.
 #include <QString>
+#include <QTextBrowser>
 #include <map>
 #include <string>
 
@@ -28,5 +29,9 @@ QString describeNodeHtml(const Node& node, const PythonCode& code, const RunOver
 /// the values entering and leaving it after a run, and the modules inside by type, counted.
 QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes,
                       const RunOverlay* run = nullptr);
+
+/// Shows view node `id` of `session` in `inspector`: an op's description, a collapsed module's, a
+/// key's; the id alone for anything else.
+void inspectViewNode(QTextBrowser* inspector, const ModelSession& session, const QString& id);
 
 }  // namespace tdfx::ui

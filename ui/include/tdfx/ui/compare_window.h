@@ -1,6 +1,7 @@
 #pragma once
-// File > Compare...: the two models side by side, nodes coloured by what the diff found, and a list
-// of the differences that navigates both pictures.
+// File > Compare...: the two models side by side, each with its overview and an inspector, nodes
+// filled and badged by what the diff found, the panes zoomed and scrolled together, and a list of
+// the differences, grouped by module, that moves both pictures. It opens on the first difference.
 #include <QHash>
 #include <QWidget>
 #include <memory>
@@ -8,13 +9,16 @@
 #include "tdfx/ui/model_session.h"
 #include "tdfx/worker/model_diff.h"
 
-class QListWidget;
-class QLabel;
+class QTextBrowser;
 
 namespace tdfx::ui {
 
+class DifferenceList;
 class GraphScene;
 class GraphView;
+
+/// The legend of the compare marks `scene` carries, each said as drawn ("weights differ (blue fill, Δ)").
+QList<QPair<QString, QColor>> compareLegend(const GraphScene& scene);
 
 class CompareWindow : public QWidget {
   Q_OBJECT
@@ -23,35 +27,52 @@ class CompareWindow : public QWidget {
   CompareWindow(std::shared_ptr<const ModelSession> a, std::shared_ptr<const ModelSession> b, ModelDiff diff,
                 const QString& nameA, const QString& nameB, QWidget* parent = nullptr);
 
-  GraphScene* sceneA() const { return sceneA_; }
-  GraphScene* sceneB() const { return sceneB_; }
-  GraphView* viewA() const { return viewA_; }
-  GraphView* viewB() const { return viewB_; }
-  /// The list of differences, one row each ("identical" alone when there are none).
-  QListWidget* differences() const { return list_; }
-  /// Selects row `row` of the list: both pictures go to its nodes.
-  void showDifference(int row);
+  GraphScene* sceneA() const { return sides_[0].scene; }
+  GraphScene* sceneB() const { return sides_[1].scene; }
+  GraphView* viewA() const { return sides_[0].view; }
+  GraphView* viewB() const { return sides_[1].view; }
+  QTextBrowser* inspectorA() const { return sides_[0].inspector; }
+  QTextBrowser* inspectorB() const { return sides_[1].inspector; }
+  /// The differences, grouped by module ("identical" alone when there are none).
+  DifferenceList* differences() const { return list_; }
   /// Selects view node `id` of side A (or B) and the node it matches on the other side.
   void selectOnA(const QString& id);
   void selectOnB(const QString& id);
 
- private:
-  void mark(GraphScene* scene, const ModelSession& session, const std::vector<std::string>& ir, unsigned mark);
-  void addRow(const QString& text, const std::string& irA, const std::string& irB);
-  QString viewIdOn(const ModelSession& session, const std::string& ir) const;
-  // Selects, on the other side, what `id` on this side matches.
-  void follow(const ModelSession& from, const QString& id, const QHash<QString, QString>& partner,
-              const ModelSession& to, GraphScene* scene, GraphView* view);
+ protected:
+  void showEvent(QShowEvent* event) override;
 
-  std::shared_ptr<const ModelSession> a_, b_;
+ private:
+  /// One pane: its model, picture and inspector, and how its IR names map to what it draws.
+  struct Side {
+    std::shared_ptr<const ModelSession> session;
+    GraphScene* scene = nullptr;
+    GraphView* view = nullptr;
+    QTextBrowser* inspector = nullptr;
+    QHash<QString, QString> viewIdOfIr;   ///< IR node name -> view node id
+    QHash<QString, QString> partner;      ///< IR node name -> the matched IR node on the other side
+    QHash<QString, QString> match;        ///< view node id -> the other side's view node it matches
+  };
+
+  void buildSide(Side& side, const DiffMarks& marks);
+  /// Side::match of both sides (once both are built).
+  void matchViewNodes(int from);
+  void showDifference(const QString& irA, const QString& irB);
+  /// Selects, on the other side, what `id` on side `from` matches.
+  void follow(int from, const QString& id);
+  /// The other side's view node that the nodes `id` stands for match; for an added or removed node,
+  /// the match of the nearest node before it that has one (where the block would be).
+  QString anchorOnOtherSide(int from, const QString& id) const;
+  /// Moves the other pane to where side `from` is: the same zoom, the node nearest the centre at the
+  /// same place.
+  void keepTogether(int from);
+  void inspect(int side, const QString& id);
+
+  Side sides_[2];
   ModelDiff diff_;
-  GraphScene* sceneA_ = nullptr;
-  GraphScene* sceneB_ = nullptr;
-  GraphView* viewA_ = nullptr;
-  GraphView* viewB_ = nullptr;
-  QListWidget* list_ = nullptr;
-  QHash<QString, QString> aToB_, bToA_;  ///< matched IR node names
+  DifferenceList* list_ = nullptr;
   bool syncing_ = false;
+  bool shownOnce_ = false;
 };
 
 }  // namespace tdfx::ui

@@ -21,10 +21,17 @@ class GraphScene : public QGraphicsScene {
     SearchMatch = 1,  ///< matches the search text (yellow halo)
     KeyUse = 2,       ///< reads or writes the key selected in the Keys panel (violet outline)
     Differs = 4,      ///< its value differs between eager and traced (red)
-    DiffAdded = 8,    ///< compare: a node the first model does not have (green fill)
-    DiffRemoved = 16, ///< compare: only this model has it (red fill)
-    DiffChanged = 32, ///< compare: matched, but its op, target, args or module differ (violet fill)
-    DiffWeights = 64, ///< compare: uses a parameter or buffer whose values differ (blue outline)
+    DiffAdded = 8,    ///< compare: a node the first model does not have (green fill, "+" badge)
+    DiffRemoved = 16, ///< compare: only this model has it (red fill, "−" badge)
+    DiffChanged = 32, ///< compare: matched, but its op, target, args or module differ (violet fill, "~")
+    DiffWeights = 64, ///< compare: uses a parameter or buffer whose values differ (blue fill, "Δ")
+  };
+  /// How a node is drawn now. Selection, hover and neighbours change only the outline; a compare's
+  /// findings only the fill and the badge.
+  struct NodeLook {
+    QColor fill, outline;
+    double outlineWidth = 0;
+    QString diffBadge;  ///< the compare marks' signs ("~Δ"), empty for none
   };
 
   explicit GraphScene(QObject* parent = nullptr);
@@ -58,6 +65,9 @@ class GraphScene : public QGraphicsScene {
   /// Gives exactly the nodes in `ids` the mark `mark` (others lose it).
   void setMarked(const QSet<QString>& ids, Mark mark);
   QStringList markedNodes(Mark mark) const;
+  NodeLook nodeLook(const QString& id) const;
+  /// The badge of a node carrying `marks`: one sign per compare mark.
+  static QString diffBadge(unsigned marks);
   /// Time overlay: fills nodes by `fraction` in [0, 1] (white to red); an empty map restores colours.
   void setHeat(const QHash<QString, double>& fraction);
   /// Draws the edges of node `id` highlighted (hover and selection do).

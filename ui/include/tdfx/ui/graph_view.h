@@ -19,8 +19,17 @@ class GraphView : public QGraphicsView {
   void zoomBy(double factor);
   /// Zooms so that scene point `anchor` stays at the same place in the window (wheel: the cursor).
   void zoomAround(double factor, const QPointF& anchor);
-  /// Centres `item`, zooming in first when its label would be too small to read.
+  /// Centres `item`, zooming in first when its label would be too small to read; never under the
+  /// overview (then it is centred in the part of the window left of it).
   void showItem(const QGraphicsItem* item);
+  /// Sets the zoom to `scale` (1: 100 %), keeping the centre of the view where it is.
+  void setZoom(double scale);
+  /// Scrolls sideways so that the nodes in the rows in view are centred in the part of the window
+  /// the overview leaves free (after a move down a graph whose columns change place: ViT's encoder
+  /// sits right of its stem). Nothing moves when they are wider than that part.
+  void recentreSideways();
+  /// The part of the viewport the overview leaves free to the left of it (all of it when hidden).
+  QRect freeArea() const;
   /// The whole graph in the window, however small.
   void fitAll();
   /// Fit (F, Ctrl+0): the whole graph, unless that would be a strip (a deep net is many times
@@ -45,6 +54,10 @@ class GraphView : public QGraphicsView {
   void setOverviewEnabled(bool on);
   bool overviewEnabled() const { return overviewEnabled_; }
 
+ Q_SIGNALS:
+  /// The part of the graph in view changed: scrolled or zoomed (compare keeps its panes together).
+  void viewMoved();
+
  protected:
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
@@ -66,6 +79,9 @@ class GraphView : public QGraphicsView {
   QStringList legendLabels_;
   bool legendWanted_ = false;  ///< it has entries (it is hidden while the window is too small for it)
   bool overviewEnabled_ = true;
+  /// Scene units the view may scroll past the graph's left and right edges, so that recentreSideways
+  /// can put a column near an edge in the middle (a fit forgets them).
+  double sideRoomLeft_ = 0, sideRoomRight_ = 0;
 };
 
 }  // namespace tdfx::ui

@@ -204,6 +204,10 @@ class MainWindow : public QMainWindow {
   void applyOverlays();
   /// The view's legend: the shown picture's colours, then the marks in use.
   void refreshLegend();
+  /// The open model's folder (where Open and Compare dialogs start); "" with none open.
+  QString modelFolder() const;
+  /// After the code is set: the selected node's line highlighted, else the listing from `def`.
+  void showCodeStart();
   /// Each view node's share of the slowest node's time in the last run (time overlay on only).
   QHash<QString, double> timeFractions() const;
   void markKeys(const std::vector<NestedKey>& keys);
@@ -318,6 +322,9 @@ class MainWindow : public QMainWindow {
   };
   QPointer<CompareWindow> compareWindow_;
   bool walkingChanges_ = false;  ///< F3 walks the compared changes (the search field is empty)
+  /// The last compare's findings on this model (side A), or a reload's on the new version: drawn as
+  /// compare draws them until another model is opened.
+  DiffMarks diffMarks_;
   QFutureWatcher<CompareOutcome> comparer_;
   /// Parameter statistics, asked of the worker once the first frame of a model is shown.
   struct StatsOutcome {

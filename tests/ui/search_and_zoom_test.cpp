@@ -112,12 +112,12 @@ TEST(SearchAndZoom, KeyZoomKeepsTheSelectionAndWheelZoomThePointUnderTheCursor) 
                                                    << after.y();
   EXPECT_NEAR(graphView.transform().m11(), 1.25, 1e-9);
 
-  // The wheel: the scene point under the cursor stays under it.
+  // Ctrl+wheel: the scene point under the cursor stays under it.
   scene.selectNode({});
   const QPoint cursor(60, 150);
   const QPointF underCursor = graphView.mapToScene(cursor);
   QWheelEvent wheel(QPointF(cursor), graphView.viewport()->mapToGlobal(QPointF(cursor)), QPoint(), QPoint(0, 120),
-                    Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                    Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
   QApplication::sendEvent(graphView.viewport(), &wheel);
   EXPECT_GT(graphView.transform().m11(), 1.25);
   EXPECT_LE((graphView.mapFromScene(underCursor) - cursor).manhattanLength(), 2);

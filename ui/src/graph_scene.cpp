@@ -416,6 +416,8 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
   nodes_.clear();
   edgesOf_.clear();
   neighboursOf_.clear();
+  producersOf_.clear();
+  usersOf_.clear();
   highlightedEdgesOf_.clear();
   {
     const QSignalBlocker blocker(this);  // clearing a selection must not reach the old items
@@ -471,6 +473,8 @@ void GraphScene::showGraph(const ViewGraph& view, const LayoutResult& layout) {
     edgesOf_[to].append(item);
     neighboursOf_[from].append(to);
     neighboursOf_[to].append(from);
+    if (!usersOf_[from].contains(to)) usersOf_[from].append(to);
+    if (!producersOf_[to].contains(from)) producersOf_[to].append(from);
     ++edgeCount_;
   }
 }
@@ -542,6 +546,37 @@ void GraphScene::setHeat(const QHash<QString, double>& fraction) {
 void GraphScene::selectNode(const QString& id) {
   clearSelection();
   if (NodeItem* item = nodes_.value(id)) item->setSelected(true);
+}
+
+QString GraphScene::step(const QString& id, int key) const {
+  const NodeItem* at = nodes_.value(id);
+  if (!at) return {};
+  // The nearest of `candidates` by position: the one above or below first in the reading order.
+  const auto nearest = [&](const QStringList& candidates, auto&& accept) {
+    QString best;
+    double bestDistance = 0;
+    for (const QString& c : candidates) {
+      const NodeItem* item = nodes_.value(c);
+      if (!item || c == id || !accept(item->pos())) continue;
+      const double d = QLineF(item->pos(), at->pos()).length();
+      if (best.isEmpty() || d < bestDistance) best = c, bestDistance = d;
+    }
+    return best;
+  };
+  const auto any = [](const QPointF&) { return true; };
+  switch (key) {
+    case Qt::Key_Up: return nearest(producersOf_.value(id), any);
+    case Qt::Key_Down: return nearest(usersOf_.value(id), any);
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+      QStringList siblings;
+      for (const QString& p : producersOf_.value(id)) siblings += usersOf_.value(p);
+      const double x = at->pos().x();
+      if (key == Qt::Key_Left) return nearest(siblings, [x](const QPointF& p) { return p.x() < x; });
+      return nearest(siblings, [x](const QPointF& p) { return p.x() > x; });
+    }
+    default: return {};
+  }
 }
 
 QString GraphScene::selectedNode() const {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/minimap.h"
 
 namespace tdfx::ui {
@@ -240,12 +241,38 @@ void GraphView::showStart() {
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
+  // As in Netron and most viewers: the wheel scrolls, Ctrl+wheel zooms (View > Wheel zooms: always).
+  if (!wheelZooms_ && !(event->modifiers() & Qt::ControlModifier)) return QGraphicsView::wheelEvent(event);
   if (event->angleDelta().y() == 0) return;
   zoomAround(event->angleDelta().y() > 0 ? 1.15 : 1 / 1.15, mapToScene(event->position().toPoint()));
 }
 
+void GraphView::zoomToSelection() {
+  if (!scene() || scene()->selectedItems().isEmpty()) return;
+  const QGraphicsItem* item = scene()->selectedItems().first();
+  const QRectF r = item->sceneBoundingRect();
+  const QRect free = freeArea();
+  // The node about a third of the free width (at most 300 %), so its edges stay in sight.
+  const double s = std::clamp(std::min(free.width() / (3 * r.width()), free.height() / (6 * r.height())), kReadableScale, 3.0);
+  setZoom(s);
+  showItem(item);
+}
+
 void GraphView::keyPressEvent(QKeyEvent* event) {
   const bool ctrl = event->modifiers() & Qt::ControlModifier;
+  if (event->key() == Qt::Key_Escape) return Q_EMIT escapePressed();
+  // With a node selected, the arrow keys walk the graph (Netron's habit); without one they scroll.
+  const bool arrow = event->key() == Qt::Key_Up || event->key() == Qt::Key_Down || event->key() == Qt::Key_Left ||
+                     event->key() == Qt::Key_Right;
+  if (arrow && event->modifiers() == Qt::NoModifier && scene())
+    if (auto* graph = qobject_cast<GraphScene*>(scene()); graph && !graph->selectedNode().isEmpty()) {
+      const QString next = graph->step(graph->selectedNode(), event->key());
+      if (!next.isEmpty()) {
+        graph->selectNode(next);
+        ensureVisible(graph->nodeItem(next), 40, 40);
+      }
+      return;
+    }
   if ((event->key() == Qt::Key_F && !ctrl) || (ctrl && event->key() == Qt::Key_0)) return fit();
   if (ctrl && (event->key() == Qt::Key_Equal || event->key() == Qt::Key_Plus)) return zoomBy(1.25);
   if (ctrl && event->key() == Qt::Key_Minus) return zoomBy(0.8);

@@ -177,6 +177,7 @@ void MainWindow::buildMenus() {
   go->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findPrevious(search_->text()); });
   go->addSeparator();
   go->addAction(tr("&Run eager vs traced"), QKeySequence(Qt::Key_F5), this, &MainWindow::runVerify);
+  buildHabits(viewMenu, go);
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About tdfx"), this, [this] { QMessageBox::about(this, tr("About tdfx"), aboutText()); });

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <algorithm>
+#include <set>
 
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/ui/compare_window.h"
@@ -60,9 +61,16 @@ void MainWindow::applyOverlays() {
 
 void MainWindow::refreshLegend() {
   QList<QPair<QString, QColor>> legend;
-  if (session_)
-    for (const auto& [label, colour] : shownView().legend)
-      legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  if (session_) {
+    // Only the kinds the picture has (resnet18 has no methods or attributes); the time scale whole.
+    const ViewGraph shown = shownView();
+    const bool timeScale = !timeFractions().isEmpty();  // shownView then holds the time scale
+    std::set<std::string> drawn;
+    for (const ViewNode& n : shown.nodes) drawn.insert(n.fillColor);
+    for (const auto& [label, colour] : shown.legend)
+      if (timeScale || drawn.count(colour))
+        legend.append({QString::fromStdString(label), QColor(QString::fromStdString(colorToHex(colour)))});
+  }
   // The marks drawn now, each named once; they are the window's own, so exports leave them out.
   static const std::pair<GraphScene::Mark, const char*> marks[] = {
       {GraphScene::Differs, QT_TR_NOOP("red outline: differs from eager")},

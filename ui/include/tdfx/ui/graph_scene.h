@@ -58,6 +58,9 @@ class GraphScene : public QGraphicsScene {
   QList<TitleCrossing> frameTitleCrossings() const;
   int nodeCount() const { return nodes_.size(); }
   int edgeCount() const { return edgeCount_; }
+  /// Where an arrow key goes from node `id` along the edges: Up its producer, Down its first user,
+  /// Left / Right the next user of the same producers to that side; "" where there is none.
+  QString step(const QString& id, int key) const;
   /// Selects view node `id` (and highlights its producers and consumers); "" clears.
   void selectNode(const QString& id);
   QString selectedNode() const;
@@ -99,6 +102,7 @@ class GraphScene : public QGraphicsScene {
   QList<QGraphicsItem*> clusters_;
   QHash<QString, QList<QGraphicsItem*>> edgesOf_;
   QHash<QString, QStringList> neighboursOf_;  ///< the other ends of each node's edges
+  QHash<QString, QStringList> producersOf_, usersOf_;  ///< by edge direction, in the layout's order
   int edgeCount_ = 0;
   bool dark_ = false;
   QString highlightedEdgesOf_;

@@ -5,7 +5,8 @@ class QLabel;
 
 namespace tdfx::ui {
 
-/// The graph: zoom with the wheel or Ctrl+= / Ctrl+-, fit with F or Ctrl+0, pan by dragging or arrow keys.
+/// The graph: zoom with Ctrl+wheel or Ctrl+= / Ctrl+-, fit with F or Ctrl+0, pan by dragging, the
+/// wheel or the arrow keys; with a node selected the arrow keys move the selection along the edges.
 class Minimap;
 
 class GraphView : public QGraphicsView {
@@ -22,6 +23,11 @@ class GraphView : public QGraphicsView {
   /// Centres `item`, zooming in first when its label would be too small to read; never under the
   /// overview (then it is centred in the part of the window left of it).
   void showItem(const QGraphicsItem* item);
+  /// Zoom to selection: the selected node large in the middle of the free area (nothing without one).
+  void zoomToSelection();
+  /// The wheel zooms (true, as before) or scrolls with Ctrl+wheel zooming (false, the default).
+  void setWheelZooms(bool on) { wheelZooms_ = on; }
+  bool wheelZooms() const { return wheelZooms_; }
   /// Sets the zoom to `scale` (1: 100 %), keeping the centre of the view where it is.
   void setZoom(double scale);
   /// Scrolls sideways so that the nodes in the rows in view are centred in the part of the window
@@ -57,6 +63,8 @@ class GraphView : public QGraphicsView {
  Q_SIGNALS:
   /// The part of the graph in view changed: scrolled or zoomed (compare keeps its panes together).
   void viewMoved();
+  /// Esc in the graph (the window clears its search).
+  void escapePressed();
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -82,6 +90,7 @@ class GraphView : public QGraphicsView {
   /// Scene units the view may scroll past the graph's left and right edges, so that recentreSideways
   /// can put a column near an edge in the middle (a fit forgets them).
   double sideRoomLeft_ = 0, sideRoomRight_ = 0;
+  bool wheelZooms_ = false;
 };
 
 }  // namespace tdfx::ui

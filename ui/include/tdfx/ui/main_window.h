@@ -101,6 +101,8 @@ class MainWindow : public QMainWindow {
   /// F3 walks through them.
   void compareWith(const QString& path);
   QString lastComparison() const { return lastComparison_; }
+  /// Copies the selected node's name (or its line of code) to the clipboard; returns what was copied.
+  QString copySelected(bool codeLine);
   /// The side-by-side window of the last comparison (null before one, or once closed).
   CompareWindow* compareWindow() const;
   /// View > Follow file changes (on by default): the open file is reopened when it changes on
@@ -276,6 +278,8 @@ class MainWindow : public QMainWindow {
   void startLoad(const QString& path, std::shared_ptr<ModelSession> previous);
   void showLoaded(const LoadOutcome& outcome);
   void buildFollowing(QMenu* viewMenu);
+  /// Esc, copy, zoom to selection and the wheel (main_window_keys.cpp).
+  void buildHabits(QMenu* viewMenu, QMenu* go);
   /// Follows `path`, `seen` being the version last read (a load's: the file as the load began);
   /// none: the file as it is now.
   void followFile(const QString& path, const std::optional<FileStamp>& seen = std::nullopt);

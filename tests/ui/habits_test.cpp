@@ -1,0 +1,150 @@
+// Issue 36's habits a Netron or Model Explorer user brings (defect 15), and a legend that lists only
+// what the picture has (defect 11): arrow keys along the edges, Esc out of the search, Ctrl+C and
+// Ctrl+Shift+C on the selected node, zoom to selection, the wheel scrolling.
+#include <QApplication>
+#include <QClipboard>
+#include <QGraphicsItem>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QWheelEvent>
+#include <gtest/gtest.h>
+
+#include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
+#include "tdfx/ui/main_window.h"
+#include "tdfx/ui/minimap.h"
+#include "test_support.h"
+#include "ui/window_driver.h"
+
+namespace tdfx::ui {
+namespace {
+
+using tdfx::testing::fixture;
+
+std::string resnet18() { return std::string(TDFX_ZOO_DIR) + "/resnet18.pt"; }
+
+// A shown, active window on `model`, the graph holding the keyboard focus.
+bool openShown(MainWindow& w, const std::string& model) {
+  w.resize(1400, 900);
+  w.show();
+  w.activateWindow();
+  if (!QTest::qWaitForWindowActive(&w) || !openAndWait(w, model)) return false;
+  w.view()->setFocus();
+  return true;
+}
+
+TEST(Habits, ArrowKeysWalkAlongTheEdgesOfTheSelectedNode) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, resnet18()));
+  w.selectNode(QStringLiteral("conv1"));
+  QTest::keyClick(w.view(), Qt::Key_Down);  // its first user
+  EXPECT_EQ(w.scene()->selectedNode(), "bn1");
+  QTest::keyClick(w.view(), Qt::Key_Down);
+  QTest::keyClick(w.view(), Qt::Key_Up);  // back to its producer
+  EXPECT_EQ(w.scene()->selectedNode(), "bn1");
+  QTest::keyClick(w.view(), Qt::Key_Up);
+  EXPECT_EQ(w.scene()->selectedNode(), "conv1");
+  // layer2.0 starts two branches from one value: conv1 and the downsample conv are siblings.
+  const QString left = w.scene()->step(QStringLiteral("layer2_0_conv1"), Qt::Key_Left);
+  const QString right = w.scene()->step(QStringLiteral("layer2_0_conv1"), Qt::Key_Right);
+  EXPECT_TRUE(left == "layer2_0_downsample_0" || right == "layer2_0_downsample_0") << left.toStdString() << " " << right.toStdString();
+  // The inspector follows the keys, as it follows clicks.
+  EXPECT_TRUE(w.inspector()->toPlainText().contains("name: conv1")) << w.inspector()->toPlainText().toStdString();
+  // With nothing selected the arrow keys scroll, as before.
+  w.selectNode({});
+  const int top = w.view()->verticalScrollBar()->value();
+  QTest::keyClick(w.view(), Qt::Key_Down);
+  EXPECT_GT(w.view()->verticalScrollBar()->value(), top);
+}
+
+TEST(Habits, EscapeClearsTheSearchAndGivesTheGraphTheKeys) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, fixture("seed_sequential.pt")));
+  w.searchField()->setFocus();
+  QTest::keyClicks(w.searchField(), "fc");
+  w.findNext(QStringLiteral("fc"));
+  ASSERT_FALSE(w.searchMatches().isEmpty());
+  QTest::keyClick(w.searchField(), Qt::Key_Escape);
+  EXPECT_TRUE(w.searchField()->text().isEmpty());
+  EXPECT_TRUE(w.searchMatches().isEmpty());
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::SearchMatch).isEmpty());
+  EXPECT_TRUE(w.view()->hasFocus()) << (QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "none");
+}
+
+TEST(Habits, CtrlCCopiesTheSelectedNodesNameAndCtrlShiftCItsLineOfCode) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, fixture("seed_sequential.pt")));
+  QTest::qWait(50);  // the code panel fills in a later turn of the event loop
+  w.selectNode(QStringLiteral("_0_fc2"));
+  w.view()->setFocus();
+  QGuiApplication::clipboard()->clear();
+  QTest::keyClick(w.view(), Qt::Key_C, Qt::ControlModifier);
+  EXPECT_EQ(QGuiApplication::clipboard()->text(), "_0_fc2");
+  QTest::keyClick(w.view(), Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+  const QString line = QGuiApplication::clipboard()->text();
+  EXPECT_TRUE(line.startsWith("_0_fc2 = ")) << line.toStdString();
+  EXPECT_TRUE(w.codeEditor()->toPlainText().contains(line));
+}
+
+TEST(Habits, ZoomToSelectionShowsTheNodeLargeAndClearOfTheOverview) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, resnet18()));
+  w.view()->fitAll();
+  const QString id = QStringLiteral("layer3_0_conv1");
+  w.selectNode(id);
+  w.view()->setFocus();
+  QTest::keyClick(w.view(), Qt::Key_Z);
+  const QRect node = w.view()->mapFromScene(w.scene()->nodeItem(id)->sceneBoundingRect()).boundingRect();
+  EXPECT_GE(w.view()->transform().m11(), GraphView::kReadableScale);
+  EXPECT_TRUE(w.view()->viewport()->rect().contains(node));
+  EXPECT_GE(node.width(), w.view()->freeArea().width() / 5) << node.width();
+  if (w.view()->minimap() && w.view()->minimap()->isVisible()) {
+    EXPECT_FALSE(node.intersects(w.view()->minimap()->geometry()));
+  }
+}
+
+TEST(Habits, TheWheelScrollsAndCtrlWheelZooms) {
+  SyntheticView tall(40, 400, 300);
+  tall.view.resetTransform();
+  tall.view.centerOn(tall.scene.sceneRect().center());
+  const QPoint cursor(100, 100);
+  const auto wheel = [&](Qt::KeyboardModifiers modifiers) {
+    QWheelEvent e(QPointF(cursor), tall.view.viewport()->mapToGlobal(QPointF(cursor)), QPoint(), QPoint(0, -120),
+                  Qt::NoButton, modifiers, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(tall.view.viewport(), &e);
+  };
+  const int before = tall.view.verticalScrollBar()->value();
+  wheel(Qt::NoModifier);
+  EXPECT_DOUBLE_EQ(tall.view.transform().m11(), 1.0);
+  EXPECT_GT(tall.view.verticalScrollBar()->value(), before);
+  wheel(Qt::ControlModifier);
+  EXPECT_LT(tall.view.transform().m11(), 1.0);
+  tall.view.setWheelZooms(true);  // View > Wheel zooms: the old way
+  const double zoomed = tall.view.transform().m11();
+  wheel(Qt::NoModifier);
+  EXPECT_LT(tall.view.transform().m11(), zoomed);
+}
+
+// Defect 11: resnet18's legend listed "method" and "attribute", which it has none of.
+TEST(Habits, TheLegendListsOnlyTheColoursThePictureHas) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, resnet18()));
+  const ViewGraph view = w.shownView();
+  QSet<QString> fills;
+  for (const ViewNode& n : view.nodes) fills.insert(QString::fromStdString(n.fillColor));
+  const QStringList labels = w.view()->legendLabels();
+  int dropped = 0;
+  for (const auto& [label, colour] : view.legend) {
+    const bool listed = labels.contains(QString::fromStdString(label));
+    EXPECT_EQ(listed, fills.contains(QString::fromStdString(colour))) << label;
+    dropped += !listed;
+  }
+  EXPECT_GE(dropped, 1) << labels.join(", ").toStdString();
+}
+
+}  // namespace
+}  // namespace tdfx::ui

@@ -32,6 +32,8 @@ from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple
 
 import tdfx_export
 
+__version__ = "0.1.0"  # the project's version (CMakeLists.txt); test_api checks they agree
+
 __all__ = ["show", "draw", "trace", "verify", "diff", "set_limits", "Drawing", "Trace", "VerifyResult", "Diff", "Window",
            "TdfxError", "NotInstalledError", "ScriptError", "WorkerLimitError"]
 
@@ -308,6 +310,7 @@ def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
 
     example_inputs: {key: tensor}, saved with a module (needed to script some plain modules).
     """
+    _program("tdfx-cli", "TDFX_CLI")  # before the module is saved: a missing tdfx-cli is said first
     path = _model_file(module_or_path, example_inputs)
     # A string constant of the model need not be UTF-8 (a crafted archive): its bytes are shown as
     # \xff escapes, never a UnicodeDecodeError (issue 35, finding 10).
@@ -371,12 +374,14 @@ def _too_large(error: TdfxError) -> Optional[str]:
 
 def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int] = None, shapes: bool = False,
          checks: bool = False, example_inputs: Inputs = None, png: bool = False,
-         max_nodes: Optional[int] = 2000) -> Drawing:
+         max_nodes: Optional[int] = 2000, inputs: Inputs = None, seed: int = 0) -> Drawing:
     """Draws the traced graph as `tdfx-cli export` does and returns it as a Drawing.
 
     style: "tdfx" (keys as nodes, modules as clusters) or "fx" (torch.fx's FxGraphDrawer picture).
     depth: expand module scopes down to this depth (None: at most about 300 nodes shown).
     shapes: run the model once on its example inputs and label edges with shapes and dtypes.
+    inputs, seed: as verify's: the inputs of that run ({key: tensor or shape}); giving them implies
+        shapes=True.
     checks: draw input checks (torch._assert) instead of folding them into a badge.
     png: also offer a PNG rendering to Jupyter (_repr_png_), for front ends without SVG.
     max_nodes: a picture of more nodes is refused with TdfxError naming the depth that fits, before
@@ -384,12 +389,13 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     """
     if style not in ("tdfx", "fx"):
         raise TdfxError(f"style must be 'tdfx' or 'fx', not {style!r}")
+    _program("tdfx-cli", "TDFX_CLI")
     path = _model_file(module_or_path, example_inputs)
     options = ["--style", style]
     if depth is not None:
         options += ["--depth", str(int(depth))]
-    if shapes:
-        options.append("--shapes")
+    if shapes or inputs is not None:
+        options += ["--shapes", "--seed", str(int(seed)), *_input_flags(inputs)]
     if checks:
         options.append("--checks")
     if max_nodes is not None:
@@ -454,6 +460,7 @@ def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, a
         parts are joined by '.'. Default: the file's example inputs.
     atol, rtol: tolerances (0: bitwise).
     """
+    _program("tdfx-cli", "TDFX_CLI")
     path = _model_file(module_or_path, example_inputs)
     args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
             repr(float(rtol)), *_input_flags(inputs)]
@@ -469,8 +476,9 @@ def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, a
 # ---- diff ---------------------------------------------------------------------------------------
 
 class Diff:
-    """tdfx-cli diff's comparison: the JSON report's fields as attributes (`.equal`, ...);
-    str() is the CLI's text rendering."""
+    """tdfx-cli diff's comparison: the JSON report's fields as attributes (`.identical`, `.nodes`,
+    `.parameters`; `.equal` is `.identical`); str() is the CLI's text rendering, and Jupyter shows
+    the differences as a table."""
 
     def __init__(self, a: str, b: str, report: Dict[str, Any]) -> None:
         self._a, self._b, self.report = a, b, report
@@ -482,17 +490,60 @@ class Diff:
             return report[name]
         raise AttributeError(name)
 
+    @property
+    def equal(self) -> bool:
+        """Whether no node, parameter or buffer differs (the report's `identical`)."""
+        return bool(self.report.get("identical"))
+
+    def rows(self) -> List[Tuple[str, str, str]]:
+        """One (what, name, how) per difference, in the CLI's order: nodes removed, added and
+        changed, then the parameters and buffers that differ."""
+        out: List[Tuple[str, str, str]] = []
+        nodes = self.report.get("nodes") or {}
+        for n in nodes.get("removed", []):
+            out.append(("- node", str(n.get("name")), "only in the first model"))
+        for n in nodes.get("added", []):
+            out.append(("+ node", str(n.get("name")), "only in the second model"))
+        for c in nodes.get("changed", []):
+            for d in c.get("changes", []):
+                out.append(("~ node", str(c.get("a", {}).get("name")), f"{d.get('what')}: {d.get('a')} -> {d.get('b')}"))
+        for p in self.report.get("parameters", []):
+            if p.get("status") == "equal":
+                continue
+            status = str(p.get("status"))
+            how = status.replace("_", " ")
+            delta = p.get("max_abs_delta")
+            if delta is not None:
+                how += f", max |delta| {delta:.6g}" if isinstance(delta, (int, float)) else f", max |delta| {delta}"
+            if p.get("detail"):
+                how += f": {p['detail']}"
+            sign = {"added": "+", "removed": "-", "not_compared": "?"}.get(status, "~")
+            out.append((f"{sign} {p.get('kind', 'parameter')}", str(p.get("name")), how))
+        return out
+
+    def _repr_html_(self) -> str:
+        names = f"{html.escape(os.path.basename(self._a))} vs {html.escape(os.path.basename(self._b))}"
+        rows = self.rows()
+        if not rows:
+            return f"<p><b>identical</b>: {names}</p>"
+        body = "".join(f"<tr><td>{html.escape(w)}</td><td>{html.escape(n)}</td><td>{html.escape(h)}</td></tr>"
+                       for w, n, h in rows)
+        return (f"<p><b>{len(rows)} difference(s)</b>: {names}</p>"
+                f"<table><tr><th>what</th><th>name</th><th>how</th></tr>{body}</table>")
+
     def __str__(self) -> str:
         if self._text is None:
             self._text = _cli(["diff", self._a, self._b], "tdfx: comparing", ok=(0, 1)).stdout.decode("utf-8")
         return self._text
 
     def __repr__(self) -> str:
-        return f"<tdfx.Diff {os.path.basename(self._a)} vs {os.path.basename(self._b)}: {sorted(self.report)}>"
+        verdict = "identical" if self.equal else f"{len(self.rows())} difference(s)"
+        return f"<tdfx.Diff {os.path.basename(self._a)} vs {os.path.basename(self._b)}: {verdict}>"
 
 
 def diff(a: ModuleOrPath, b: ModuleOrPath) -> Diff:
     """Compares two models: nodes added, removed and changed, and every parameter's values."""
+    _program("tdfx-cli", "TDFX_CLI")
     pa, pb = _model_file(a), _model_file(b)
     run = _cli(["diff", pa, pb, "--json"], "tdfx: comparing", ok=(0, 1))
     return Diff(pa, pb, json.loads(run.stdout.decode("utf-8")))

@@ -7,6 +7,7 @@ use, plain torch modules and a torchvision model.
 import importlib.util
 import inspect
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -180,6 +181,11 @@ class ApiTest(unittest.TestCase):
         # PermissionError; the docs promise NotInstalledError.
         self._assert_wrong_program("TDFX_CLI", "tdfx-cli", lambda: tdfx.trace(self.path),
                                    ["/nonexistent/tdfx-cli", self.tmp.name, self.path])
+        # Issue 37: noticed before the module is saved. An unscriptable module would raise
+        # ScriptError from the save; every call says tdfx-cli is missing instead.
+        unscriptable = TDModule(Unscriptable(), ["x"], ["y"])
+        for call in (tdfx.trace, tdfx.draw, tdfx.verify, lambda m: tdfx.diff(m, self.path)):
+            self._assert_wrong_program("TDFX_CLI", "tdfx-cli", lambda: call(unscriptable), ["/nonexistent/tdfx-cli"])
         # The same for $TDFX_APP, which show() starts (checked before the module is saved).
         self._assert_wrong_program("TDFX_APP", "tdfx", lambda: tdfx.show(self.path), ["/nonexistent/tdfx", self.tmp.name])
 
@@ -278,6 +284,16 @@ class ApiTest(unittest.TestCase):
         self.assertTrue(r.passed, r.report)
         self.assertEqual([row["key"] for row in r.rows], [["output_0"], ["output_1"], ["output_2"]])
 
+    def test_draw_takes_the_inputs_verify_takes(self):
+        # Issue 37: draw(..., inputs=...) was a TypeError while verify took it. The run labels the edges.
+        class Widen(nn.Module):
+            def forward(self, x):
+                return torch.cat([x, x], dim=1).relu()
+
+        svg = tdfx.draw(Widen(), inputs={"x": (3, 5)}).svg
+        self.assertIn("float32[3, 10]", svg)
+        self.assertNotIn("float32[", tdfx.draw(Widen()).svg)  # no inputs: no run, no labels
+
     def test_verify_a_torchvision_model(self):
         import torchvision
         torch.manual_seed(0)
@@ -301,6 +317,21 @@ class ApiTest(unittest.TestCase):
         text = subprocess.run([CLI, "diff", self.path, other], capture_output=True).stdout.decode("utf-8")
         self.assertEqual(str(d), text)
         self.assertIn("fc2", text)
+        # Issue 37: the docstring's `.equal` exists, the repr says the verdict, Jupyter gets a table
+        # with one row per difference the CLI's text lists.
+        self.assertFalse(d.equal)
+        self.assertTrue(tdfx.diff(self.path, self.path).equal)
+        self.assertRegex(repr(d), r"^<tdfx\.Diff [^ ]+ vs other\.pt: 1 difference\(s\)>$")
+        self.assertEqual(d.rows(), [("~ parameter", "0.module.fc2.bias", "differs, max |delta| 1")])
+        page = d._repr_html_()
+        self.assertIn("<table>", page)
+        self.assertIn("<td>0.module.fc2.bias</td>", page)
+        self.assertIn("identical", tdfx.diff(self.path, self.path)._repr_html_())
+
+    def test_the_version_is_the_project_s(self):
+        with open(os.path.join(os.path.dirname(__file__), "..", "..", "CMakeLists.txt"), encoding="utf-8") as f:
+            project = re.search(r"project\(tdfx VERSION ([0-9.]+)", f.read()).group(1)
+        self.assertEqual(tdfx.__version__, project)
 
     def test_errors_are_one_line_python_exceptions(self):
         with self.assertRaisesRegex(tdfx.TdfxError, r"^/no/such\.pt: no such file$"):
@@ -389,7 +420,10 @@ class ApiTest(unittest.TestCase):
             self.assertTrue(reloaded["status"].startswith(f"Reloaded {name}: 0 node(s) removed, 0 added, 0 changed"),
                             reloaded)
             self.assertEqual(reloaded["nodes"], shown["nodes"], reloaded)
-            self.assertEqual(reloaded["changes"], ["~ parameter 0.module.fc1.weight"], reloaded)
+            # The Changes panel's rows are compare's (issue 36): what differs and by how much.
+            self.assertEqual(len(reloaded["changes"]), 1, reloaded)
+            self.assertRegex(reloaded["changes"][0],
+                             r"^~ parameter 0\.module\.fc1\.weight: values differ, max \|delta\| [0-9.e+-]+$")
             self.assertTrue(window.is_open())
         finally:
             window.close()

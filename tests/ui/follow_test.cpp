@@ -3,6 +3,8 @@
 #include <QDir>
 #include <QFile>
 #include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTextBlock>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -58,6 +60,11 @@ TEST(FollowFile, ARewriteIsReopenedWhereTheViewWasWithItsChangesMarked) {
   ASSERT_FALSE(loaded.isEmpty());
   EXPECT_EQ(w.scene()->selectedNode(), "fc2");
   EXPECT_DOUBLE_EQ(w.view()->transform().m11(), 1.5);
+  // Its line of code stays highlighted (issue 36, defect 9: the panel jumped to the top, unmarked).
+  const QList<QTextEdit::ExtraSelection> marked = w.codeEditor()->extraSelections();
+  ASSERT_EQ(marked.size(), 1);
+  EXPECT_TRUE(marked.first().cursor.block().text().trimmed().startsWith("fc2 = "))
+      << marked.first().cursor.block().text().toStdString();
   QStringList weights = w.scene()->markedNodes(GraphScene::DiffWeights);
   weights.sort();
   EXPECT_EQ(weights, (QStringList{QStringLiteral("fc1"), QStringLiteral("fc2")}));

@@ -28,9 +28,9 @@ QString bundledExample() {
 }
 
 // TDFX_STATE_FILE=PATH (for tests that drive the real app, such as tdfx.show's): each time the
-// window shows a model (opened, or reopened after its followed file changed) or fails to load
-// one, one JSON line is appended to PATH with what the window shows: title, status bar, the
-// number of nodes drawn, the Changes panel's rows, and the error of a failed load.
+// window shows a model (opened, or reopened after its followed file changed), fails to load one,
+// or finds its followed file gone, one JSON line is appended to PATH with what the window shows:
+// title, status bar, the number of nodes drawn, the Changes panel's rows, and a failed load's error.
 void recordStates(tdfx::ui::MainWindow& window, const QString& path) {
   const auto record = [&window, path](const char* event, const QString& error) {
     QJsonArray changes;
@@ -49,6 +49,7 @@ void recordStates(tdfx::ui::MainWindow& window, const QString& path) {
   QObject::connect(&window, &tdfx::ui::MainWindow::modelLoaded, &window, [record] { record("loaded", {}); });
   QObject::connect(&window, &tdfx::ui::MainWindow::loadFailed, &window,
                    [record](const QString& message) { record("load_failed", message); });
+  QObject::connect(&window, &tdfx::ui::MainWindow::followedFileGone, &window, [record] { record("gone", {}); });
 }
 
 }  // namespace
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
                     QStringLiteral("GIB")});
   parser.addOption({QStringLiteral("follow"),
                     QStringLiteral("Follow FILE: reopen it whenever it changes on disk (View > Follow file changes).")});
+  parser.addOption({QStringLiteral("name"),
+                    QStringLiteral("Call FILE NAME in the title and the status bar, and leave it out of File > Open Recent "
+                                   "(tdfx.show: a temporary copy of a module, named after its class)."),
+                    QStringLiteral("NAME")});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("TorchScript archive (.pt) to open."), "[FILE]");
 
   // --help and --version are answered before QApplication exists, so they work without a display.
@@ -122,6 +127,7 @@ int main(int argc, char** argv) {
     const QString file = files.isEmpty() ? bundledExample() : files.first();
     // Before the load: the model is followed once it is open, whatever the saved setting says.
     if (parser.isSet(QStringLiteral("follow"))) window.setFollowFileChanges(true);
+    if (parser.isSet(QStringLiteral("name"))) window.nameFile(file, parser.value(QStringLiteral("name")));
     if (!file.isEmpty()) window.openFile(file);
     rc = QApplication::exec();
   }  // the window is gone: its settings are saved and its model workers stopped

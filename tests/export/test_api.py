@@ -403,7 +403,7 @@ class ApiTest(unittest.TestCase):
             self.assertTrue(window.is_open())
             shown = wait_for_state(window, states_path, 1)
             self.assertEqual(shown["event"], "loaded", shown)
-            self.assertEqual(shown["title"], f"{name} - tdfx")
+            self.assertEqual(shown["title"], "TDSequential - tdfx")  # the module's class, not the temp file's name
             self.assertGreaterEqual(shown["nodes"], 7, shown)  # fc1, relu, fc2, mul, softmax and the keys
             first = os.stat(window.path).st_mtime_ns
             time.sleep(0.05)
@@ -416,14 +416,20 @@ class ApiTest(unittest.TestCase):
             # The window reopened the file and shows what changed: the weight, and nothing else.
             reloaded = wait_for_state(window, states_path, 2)
             self.assertEqual(reloaded["event"], "loaded", reloaded)
-            self.assertEqual(reloaded["title"], f"{name} - tdfx")
-            self.assertTrue(reloaded["status"].startswith(f"Reloaded {name}: 0 node(s) removed, 0 added, 0 changed"),
+            self.assertEqual(reloaded["title"], "TDSequential - tdfx")
+            self.assertTrue(reloaded["status"].startswith("Reloaded TDSequential: 0 node(s) removed, 0 added, 0 changed"),
                             reloaded)
             self.assertEqual(reloaded["nodes"], shown["nodes"], reloaded)
             # The Changes panel's rows are compare's (issue 36): what differs and by how much.
             self.assertEqual(len(reloaded["changes"]), 1, reloaded)
             self.assertRegex(reloaded["changes"][0],
                              r"^~ parameter 0\.module\.fc1\.weight: values differ, max \|delta\| [0-9.e+-]+$")
+            # The file goes when this session ends: the window says so (it went on in silence).
+            os.remove(window.path)
+            gone = wait_for_state(window, states_path, 3)
+            self.assertEqual(gone["event"], "gone", gone)
+            self.assertEqual(gone["title"], "TDSequential (file gone) - tdfx")
+            self.assertIn(f"{name} is gone (deleted or moved): this is its last version", gone["status"])
             self.assertTrue(window.is_open())
         finally:
             window.close()

@@ -1,7 +1,9 @@
 // View > Follow file changes: a model file rewritten under the open window is reopened, the view
 // kept where it was, what changed marked and listed; a truncated save keeps the last good graph.
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QTextBlock>
@@ -75,6 +77,73 @@ TEST(FollowFile, ARewriteIsReopenedWhereTheViewWasWithItsChangesMarked) {
   w.changesList()->setCurrentRow(row);
   EXPECT_EQ(w.scene()->selectedNode(), "fc1");
   EXPECT_EQ(w.findNext(QString()), "fc2");  // F3 walks the changes
+}
+
+TEST(FollowFile, TheChangesPanelShowsItsRowsWhole) {
+  // Issue 36, defect 10: the panel was squeezed under Keys (about 260 px wide), its rows cut.
+  QTemporaryDir dir;
+  const QString path = dir.filePath("resnet18.pt");
+  const auto zoo = [](const char* name) {
+    QFile f(QString::fromStdString(std::string(TDFX_ZOO_DIR) + "/diff/" + name));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  };
+  saveByRename(path, zoo("resnet18.pt"));
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  QSignalSpy loaded(&w, &MainWindow::modelLoaded);
+  saveByRename(path, zoo("resnet18_finetuned.pt"));  // two tensors changed
+  for (int i = 0; i < 400 && loaded.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(loaded.isEmpty());
+  QTest::qWait(100);  // the dock's new geometry
+  QListWidget* list = w.changesList();
+  ASSERT_GE(list->count(), 2);
+  ASSERT_TRUE(list->isVisible());
+  EXPECT_FALSE(list->visibleRegion().isEmpty()) << "the panel is behind another tab";
+  const QFontMetrics metrics(list->font());
+  for (int i = 0; i < list->count(); ++i) {
+    const QRect row = list->visualItemRect(list->item(i));
+    const int needed = metrics.horizontalAdvance(list->item(i)->text());
+    EXPECT_GE(list->viewport()->width(), needed) << "row cut: " << list->item(i)->text().toStdString();
+    EXPECT_TRUE(list->viewport()->rect().contains(row)) << "row " << i << " not in view";
+  }
+  // The graph keeps its share of the window.
+  EXPECT_GE(w.view()->height(), w.height() / 2 - 40);
+  EXPECT_GE(w.view()->width(), w.width() / 2);
+}
+
+TEST(FollowFile, ANamedFileIsTitledWithItsNameKeptOutOfRecentAndSaysWhenItIsGone) {
+  // Issue 36, defect 14: tdfx.show's window was titled with its temporary file's name, the file went
+  // to Open Recent, and once it was deleted the window went on following it in silence.
+  QTemporaryDir dir;
+  const QString path = dir.filePath("ResNet-7fca05a5e810.pt");
+  saveByRename(path, bytesOf("plain.pt"));
+  MainWindow w(/*interactive=*/false);
+  w.nameFile(path, QStringLiteral("ResNet"));
+  ASSERT_TRUE(openAndWait(w, path.toStdString()));
+  EXPECT_EQ(w.windowTitle(), "ResNet - tdfx");
+  EXPECT_FALSE(w.recentFiles().contains(QFileInfo(path).absoluteFilePath())) << w.recentFiles().join(' ').toStdString();
+  const int nodes = w.scene()->nodeCount();
+  QSignalSpy gone(&w, &MainWindow::followedFileGone);
+  ASSERT_TRUE(QFile::remove(path));
+  for (int i = 0; i < 100 && gone.isEmpty(); ++i) QTest::qWait(50);
+  ASSERT_FALSE(gone.isEmpty()) << "nothing said the file is gone";
+  EXPECT_EQ(w.windowTitle(), "ResNet (file gone) - tdfx");
+  EXPECT_TRUE(w.statusText().startsWith("ResNet-7fca05a5e810.pt is gone (deleted or moved): this is its last version"))
+      << w.statusText().toStdString();
+  EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the last version stays
+  // Back again: reopened, titled as before.
+  saveByRename(path, bytesOf("seed_sequential.pt"));
+  ASSERT_TRUE(waitFor(w, &MainWindow::modelLoaded, 15000));
+  EXPECT_EQ(w.windowTitle(), "ResNet - tdfx");
+  EXPECT_NE(w.scene()->nodeCount(), nodes);
+  // Another file opened afterwards has its own name, and goes to Recent.
+  const QString other = dir.filePath("other.pt");
+  saveByRename(other, bytesOf("plain.pt"));
+  ASSERT_TRUE(openAndWait(w, other.toStdString()));
+  EXPECT_EQ(w.windowTitle(), "other.pt - tdfx");
+  EXPECT_TRUE(w.recentFiles().contains(QFileInfo(other).absoluteFilePath()));
 }
 
 TEST(FollowFile, ATruncatedSaveKeepsTheLastGoodGraphAndTheNextGoodOneLoads) {

@@ -139,5 +139,41 @@ TEST(WindowRoom, ASmallWindowLeavesTheGraphItsShare) {
   EXPECT_GE(verify->height(), 80);
 }
 
+// Issue 36, defect 13: back at full size after a small window, the docks stayed narrow, Verify cut
+// off, and the fitted graph stayed at the small window's tiny zoom.
+TEST(WindowRoom, GrowingBackGivesTheDocksTheirSizesAndKeepsTheGraphFitted) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1600, 980);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, std::string(TDFX_ZOO_DIR) + "/resnet18.pt"));
+  QTest::qWait(50);
+  const auto dock = [&](const char* name) { return w.findChild<QDockWidget*>(QString::fromLatin1(name)); };
+  ASSERT_TRUE(dock("keys") && dock("code") && dock("verify"));
+  const int keys = dock("keys")->width(), code = dock("code")->width(), verify = dock("verify")->height();
+  w.resize(710, 444);
+  QTest::qWait(50);
+  ASSERT_LT(dock("code")->width(), code);  // the docks gave way
+  QTest::keyClick(w.view(), Qt::Key_F);  // fit, at a small window's zoom
+  const double small = w.view()->transform().m11();
+  const QRectF fittedSmall = w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect();
+  const bool byWidth = w.view()->fitsByWidth();
+  w.resize(1600, 980);
+  QTest::qWait(50);
+  EXPECT_NEAR(dock("keys")->width(), keys, 0.1 * keys);
+  EXPECT_NEAR(dock("code")->width(), code, 0.1 * code);
+  EXPECT_GE(dock("verify")->height(), 0.9 * verify) << "Verify cut off";
+  EXPECT_GE(w.view()->width(), w.width() / 2);
+  EXPECT_GE(w.view()->height(), w.height() / 2 - 40);
+  // Still fitted, to the larger view: a larger zoom, the graph (or its width) wholly in view.
+  EXPECT_GT(w.view()->transform().m11(), 1.3 * small);
+  const QRectF shown = w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect();
+  const QRectF graph = w.scene()->sceneRect();
+  EXPECT_LE(shown.left(), graph.left() + 1);
+  EXPECT_GE(shown.right(), graph.right() - 1);
+  if (!byWidth) EXPECT_TRUE(shown.contains(graph.adjusted(1, 1, -1, -1)));
+  else EXPECT_NEAR(shown.top(), fittedSmall.top(), 1);  // where it was, from the top
+}
+
 }  // namespace
 }  // namespace tdfx::ui

@@ -50,9 +50,11 @@ void FileFollower::check() {
     quiet_.start();
     return;
   }
-  if (now == seen_ || !now.exists) return;  // back as it was, or gone (a rename's first half)
+  if (now == seen_) return;  // back as it was
   seen_ = now;
-  Q_EMIT settled(path_);
+  // Gone for the whole quiet time: not the first half of a save by rename, which settles in it.
+  if (!now.exists) Q_EMIT gone(path_);
+  else Q_EMIT settled(path_);
 }
 
 }  // namespace tdfx::ui

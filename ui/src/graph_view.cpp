@@ -107,10 +107,17 @@ void GraphView::placeLegend() {
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
+  // A fitted graph stays fitted as the window is resized (issue 36: back at full size from a
+  // small window, the graph stayed at the small window's zoom). Any other zoom changes the scale,
+  // which ends the fit.
+  const Fit fitted = transform().m11() == fittedScale_ ? fitted_ : Fit::None;
+  const double top = mapToScene(QPoint(0, 0)).y();
   QGraphicsView::resizeEvent(event);
   placeLegend();
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
+  if (fitted == Fit::Whole) fitAll();
+  else if (fitted == Fit::Width) fitWidthFrom(top);
 }
 
 void GraphView::zoomBy(double factor) {
@@ -200,6 +207,7 @@ void GraphView::fitAll() {
   makeRoomForOverlays();  // the room below for the legend, so that the centre can sit above it
   centerOn(r.center().x(), r.center().y() + legendRoom() / (2 * s));
   scaleChanged();  // after centring: the overview asks whether all of the graph is in sight
+  fitted_ = Fit::Whole, fittedScale_ = transform().m11();
 }
 
 bool GraphView::fitsByWidth() const {
@@ -211,13 +219,18 @@ bool GraphView::fitsByWidth() const {
 
 void GraphView::fit() {
   if (!fitsByWidth()) return fitAll();
+  fitWidthFrom(scene()->sceneRect().top());
+}
+
+void GraphView::fitWidthFrom(double top) {
   const QRectF r = scene()->sceneRect();
   const double s = std::min(1.0, viewport()->width() / r.width());
   sideRoomLeft_ = sideRoomRight_ = 0;
   resetTransform();
   scale(s, s);
-  centerOn(r.center().x(), r.top() + viewport()->height() / (2 * s));
+  centerOn(r.center().x(), top + viewport()->height() / (2 * s));
   scaleChanged();
+  fitted_ = Fit::Width, fittedScale_ = transform().m11();
 }
 
 void GraphView::showStart() {

@@ -37,6 +37,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
+#include "dock_share.h"
 #include "tdfx/ui/python_highlighter.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/verify_panel.h"
@@ -78,6 +79,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   spare_->refill(workerLimits_);
   view_->setScene(scene_);
   setCentralWidget(view_);
+  dockShare_ = new DockShare(this, view_);
   inspector_->setOpenLinks(false);  // links go to nodes, frames and code lines of this window
   connect(inspector_, &QTextBrowser::anchorClicked, this, &MainWindow::followInspectorLink);
 
@@ -302,8 +304,8 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   syncDepthBox();
   inspector_->clear();
   showModelSummary();
-  setWindowTitle(QStringLiteral("%1 - tdfx").arg(QFileInfo(outcome.path).fileName()));
-  rememberFile(outcome.path);
+  setWindowTitle(QStringLiteral("%1 - tdfx").arg(nameOf(outcome.path)));
+  if (QFileInfo(outcome.path).absoluteFilePath() != namedFile_.first) rememberFile(outcome.path);
   followFile(outcome.path, loadStamp_);
   view_->showStart();
   const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();

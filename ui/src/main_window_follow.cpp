@@ -25,6 +25,7 @@ void MainWindow::buildFollowing(QMenu* viewMenu) {
     if (isLoading()) return;
     startLoad(path, session_);
   });
+  connect(follower_, &FileFollower::gone, this, &MainWindow::onFileGone);
   followAction_ = viewMenu->addAction(tr("Follo&w file changes"), this, [this](bool on) { setFollowFileChanges(on); });
   followAction_->setCheckable(true);
   followAction_->setChecked(true);
@@ -35,13 +36,35 @@ void MainWindow::buildFollowing(QMenu* viewMenu) {
   auto* dock = new QDockWidget(tr("Changes since last version"), this);
   dock->setObjectName(QStringLiteral("changesDock"));
   dock->setWidget(changesList_);
-  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  // A tab beside Verify along the window's bottom: its rows are long (a parameter's name, how it
+  // differs, its node), and under Keys they were cut at 200 px (issue 36, defect 10).
+  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  if (auto* verifyDock = findChild<QDockWidget*>(QStringLiteral("verify"))) tabifyDockWidget(verifyDock, dock);
   dock->hide();  // shown when a followed file changed
   connect(changesList_, &QListWidget::currentRowChanged, this, [this](int row) {
     const QListWidgetItem* item = changesList_->item(row);
     const QString ir = item ? item->data(Qt::UserRole).toString() : QString();
     if (!ir.isEmpty()) selectAndCenter(shownAs(ir));
   });
+}
+
+void MainWindow::nameFile(const QString& path, const QString& name) {
+  namedFile_ = {QFileInfo(path).absoluteFilePath(), name};
+}
+
+QString MainWindow::nameOf(const QString& path) const {
+  if (!namedFile_.second.isEmpty() && QFileInfo(path).absoluteFilePath() == namedFile_.first) return namedFile_.second;
+  return QFileInfo(path).fileName();
+}
+
+void MainWindow::onFileGone(const QString& path) {
+  // tdfx.show's file goes when its Python session ends; a user's when it is deleted or moved. The
+  // window went on following it in silence, and Open Recent said "no such file" later.
+  if (!session_ || QFileInfo(path) != QFileInfo(QString::fromStdString(session_->traced.model.path))) return;
+  setWindowTitle(tr("%1 (file gone) - tdfx").arg(nameOf(path)));
+  status_->setText(tr("%1 is gone (deleted or moved): this is its last version; it is reopened if it comes back")
+                       .arg(QFileInfo(path).fileName()));
+  Q_EMIT followedFileGone(path);
 }
 
 void MainWindow::setFollowFileChanges(bool on) {
@@ -91,6 +114,7 @@ void MainWindow::markChanges(const ModelDiff& changes) {
   }
   if (changesList_->count() == 0) changesList_->addItem(tr("no difference from the previous version"));
   changesList_->parentWidget()->show();
+  changesList_->parentWidget()->raise();  // in front of Verify
   // F3 with an empty search field walks them, as after a compare.
   QStringList walk;
   for (const auto* list : {&changes.marksB.added, &changes.marksB.changed, &changes.marksB.weights})
@@ -101,7 +125,7 @@ void MainWindow::markChanges(const ModelDiff& changes) {
   matchedText_.clear();
   walkingChanges_ = !walk.isEmpty();
   applyOverlays();
-  status_->setText(tr("Reloaded %1: %2").arg(QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName(),
+  status_->setText(tr("Reloaded %1: %2").arg(nameOf(QString::fromStdString(session_->traced.model.path)),
                                              QString::fromStdString(formatModelDiff(changes, "", "")).trimmed().section('\n', -1)));
 }
 

@@ -29,6 +29,7 @@
 #include "tdfx/layout/layout_process.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
+#include "dock_share.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/minimap.h"
@@ -292,38 +293,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
   giveTheGraphItsShare();
 }
 
-void MainWindow::giveTheGraphItsShare() {
-  // Docks keep their sizes as the window shrinks, so the graph alone would give way (to 80 px at
-  // 710x444). Below half the window either way, the docks around it shrink in proportion to make
-  // it up (Verify scrolls inside its dock).
-  constexpr double kGraphShare = 0.5;
-  QList<QDockWidget*> across, below;
-  int acrossWidth = 0, belowHeight = 0;
-  QSet<Qt::DockWidgetArea> areasSeen;
-  for (QDockWidget* dock : findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {
-    if (dock->isHidden() || dock->isFloating()) continue;
-    const Qt::DockWidgetArea area = dockWidgetArea(dock);
-    if (areasSeen.contains(area)) continue;  // docks stacked or tabbed in one area share its size
-    areasSeen.insert(area);
-    if (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea) {
-      across << dock;
-      acrossWidth += dock->width();
-    } else {
-      below << dock;
-      belowHeight += dock->height();
-    }
-  }
-  const auto shrink = [this](const QList<QDockWidget*>& docks, int total, int graph, int window, Qt::Orientation o) {
-    const int wanted = static_cast<int>(kGraphShare * window) + 1;
-    if (docks.isEmpty() || total <= 0 || graph >= wanted) return;
-    const double keep = std::max(0.0, double(total - (wanted - graph)) / total);
-    QList<int> sizes;
-    for (QDockWidget* dock : docks) sizes << std::max(1, int((o == Qt::Horizontal ? dock->width() : dock->height()) * keep));
-    resizeDocks(docks, sizes, o);
-  };
-  shrink(across, acrossWidth, view_->width(), width(), Qt::Horizontal);
-  shrink(below, belowHeight, view_->height(), height(), Qt::Vertical);
-}
+void MainWindow::giveTheGraphItsShare() { dockShare_->apply(); }
 
 void MainWindow::saveSettings() const {
   QSettings settings;

@@ -32,26 +32,52 @@ QString MainWindow::shownAs(const QString& id) const {
   return scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id);
 }
 
-void MainWindow::revisit(const QString& id) {
+bool MainWindow::revisit(const QString& id) {
+  // After a collapse the node may be inside a collapsed scope: select that instead. A collapsed
+  // module that was expanded since is drawn no more: that step is passed over.
+  QGraphicsItem* item = scene_->nodeItem(shownAs(id));
+  if (!item) return false;
   current_ = id;
   navigating_ = true;  // a step through the history is not a new selection
-  // After a collapse the node may be inside a collapsed scope: select that instead.
   selectAndCenter(shownAs(id));
   navigating_ = false;
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
+  showNode(scene_->selectedNode());  // the inspector and the code even when the picture already selected it
+  return true;
 }
 
 void MainWindow::goBack() {
-  if (back_.isEmpty()) return;
-  forward_.prepend(current_);
-  revisit(back_.takeLast());
+  for (QStringList passed; !back_.isEmpty();) {
+    const QString id = back_.takeLast();
+    if (id == current_ || !scene_->nodeItem(shownAs(id))) {
+      passed.prepend(id);
+      continue;
+    }
+    forward_ = passed + forward_;
+    forward_.prepend(current_);
+    revisit(id);
+    break;
+  }
+  updateHistoryActions();
 }
 
 void MainWindow::goForward() {
-  if (forward_.isEmpty()) return;
-  back_ << current_;
-  revisit(forward_.takeFirst());
+  for (QStringList passed; !forward_.isEmpty();) {
+    const QString id = forward_.takeFirst();
+    if (id == current_ || !scene_->nodeItem(shownAs(id))) {
+      passed << id;
+      continue;
+    }
+    back_ << current_;
+    back_ += passed;
+    revisit(id);
+    break;
+  }
+  updateHistoryActions();
+}
+
+void MainWindow::updateHistoryActions() {
+  backAction_->setEnabled(!back_.isEmpty());
+  forwardAction_->setEnabled(!forward_.isEmpty());
 }
 
 void MainWindow::openInspectorLink(const QString& href) { followInspectorLink(QUrl(href)); }
@@ -211,13 +237,15 @@ QSet<QString> MainWindow::keyUseNodes() const {
 void MainWindow::selectNode(const QString& id) { scene_->selectNode(id); }
 
 void MainWindow::showNode(const QString& id) {
-  if (!navigating_ && !id.isEmpty() && id != current_) {
+  // A selection the user makes is a step in the history. One the window makes (a step back, the
+  // same node drawn inside a collapsed module after a relayout) is not, and keeps the node the
+  // user chose, so expanding the module again shows that node, not the module.
+  if (!navigating_ && !id.isEmpty() && id != current_ && id != shownAs(current_)) {
     if (!current_.isEmpty()) back_ << current_;
     forward_.clear();
+    current_ = id;
   }
-  if (!id.isEmpty()) current_ = id;
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
+  updateHistoryActions();
   if (!session_ || id.isEmpty()) return;
   inspectViewNode(inspector_, *session_, id);
   const Node* node = session_->graph().findNode(id.toStdString());

@@ -36,6 +36,8 @@ class FileFollower : public QObject {
  Q_SIGNALS:
   /// The file differs from the state last seen, and has stopped changing.
   void settled(const QString& path);
+  /// The file is gone (deleted, or moved away) and stayed so; settled() comes if it is back.
+  void gone(const QString& path);
 
  private:
   using Stamp = FileStamp;

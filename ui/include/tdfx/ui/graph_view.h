@@ -82,6 +82,14 @@ class GraphView : public QGraphicsView {
   /// grown by them, in scene units at the current zoom.
   void makeRoomForOverlays();
 
+  /// The full width at a scale of at most 100 %, `top` (scene) at the top of the view.
+  void fitWidthFrom(double top);
+  /// The last fit (whole graph, or width from the top) and the scale it chose: while the scale is
+  /// that, a resize fits again.
+  enum class Fit { None, Whole, Width };
+  Fit fitted_ = Fit::None;
+  double fittedScale_ = 0;
+
   Minimap* minimap_ = nullptr;
   QLabel* legend_ = nullptr;
   QStringList legendLabels_;

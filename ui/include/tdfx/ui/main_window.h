@@ -34,6 +34,7 @@ class QToolButton;
 namespace tdfx::ui {
 
 class CompareWindow;
+class DockShare;
 class FileFollower;
 class GraphScene;
 class GraphView;
@@ -56,6 +57,9 @@ class MainWindow : public QMainWindow {
   /// Starts loading `path` on a worker thread; emits modelLoaded, loadFailed or loadCancelled.
   /// The open model stays until the new one has loaded.
   void openFile(const QString& path);
+  /// Shows file `path` as `name` (the title, the status bar), and never adds it to File > Open
+  /// Recent: tdfx.show's temporary copy of a module, named after the module's class (--name).
+  void nameFile(const QString& path, const QString& name);
   /// Stops waiting for the load in progress: its result is dropped, the open model stays.
   void cancelLoad();
   bool isLoading() const;
@@ -112,7 +116,8 @@ class MainWindow : public QMainWindow {
   /// Shrinks and moves the window into its screen's available area (done after restoring a saved
   /// geometry, which may come from a larger screen or another scale factor).
   void keepOnScreen();
-  /// The graph keeps at least about half the window: the docks beside and below it shrink.
+  /// The graph keeps at least about half the window: the docks beside and below it shrink, and
+  /// get their sizes back when the window grows again.
   void giveTheGraphItsShare();
   bool followsFileChanges() const;
   /// The Changes panel: one row per difference from the previous version of the followed file.
@@ -164,6 +169,8 @@ class MainWindow : public QMainWindow {
   void loadFailed(const QString& message);
   void loadCancelled();
   void verified(bool passed);
+  /// The followed file is gone (deleted or moved); the window shows its last version.
+  void followedFileGone(const QString& path);
   /// A comparison finished: the report (or the error), and whether it ran.
   void compared(const QString& report, bool ok);
   /// A new picture is shown after a change of style, direction, hierarchy or overlays (laid out
@@ -200,6 +207,10 @@ class MainWindow : public QMainWindow {
   void followInspectorLink(const QUrl& url);
   /// Puts the Python code's cursor on `line` (1-based) and shows the Code tab.
   void showCodeLine(int line);
+  /// What the window calls file `path`: its nameFile() name, else its file name.
+  QString nameOf(const QString& path) const;
+  /// The followed file is gone (deleted or moved): the title and the status bar say so.
+  void onFileGone(const QString& path);
   QString layoutNote() const;  // "; why the fallback layout is shown", or ""
   void relayoutCurrent();
   void showSession();
@@ -229,11 +240,14 @@ class MainWindow : public QMainWindow {
   void selectAndCenter(const QString& id);
   /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
   QString shownAs(const QString& id) const;
-  void revisit(const QString& id);
+  /// Shows history entry `id` (selection, inspector, code); false when nothing draws it now.
+  bool revisit(const QString& id);
+  void updateHistoryActions();
   void setBusy(const QString& what);
   void setIdle();
 
   bool interactive_;
+  DockShare* dockShare_;
   GraphScene* scene_;
   GraphView* view_;
   QPlainTextEdit* code_;
@@ -341,6 +355,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<ModelWorker> compareWorker_;
   void onCompared();
   QStringList recent_;
+  QPair<QString, QString> namedFile_;  ///< nameFile(): the absolute path, and its name
   ViewOptions options_;
   Theme theme_ = Theme::System;
   bool syncingCode_ = false;

@@ -1,6 +1,11 @@
 // File > Compare...: the two models side by side, coloured by what differs, a list of the
 // differences that moves both pictures, selection followed across, and F3 walking the changes.
+#include <QApplication>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QGraphicsItem>
+#include <QMimeData>
+#include <QUrl>
 #include <QRegularExpression>
 #include <QScrollBar>
 #include <QTextBrowser>
@@ -11,6 +16,7 @@
 #include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_scene.h"
+#include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/minimap.h"
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
@@ -249,6 +255,49 @@ TEST(Compare, TheMainWindowMarksDifferencesAsCompareDoesAndCountsThem) {
   const QString count = w.searchCountText();
   EXPECT_TRUE(count.contains(QStringLiteral("%1 difference(s)").arg(c->differences()->rowCount()))) << count.toStdString();
   EXPECT_GT(c->differences()->rowCount(), 0);
+}
+
+// Issue 36, habits: a file dropped on a side of Compare is compared in that side's place.
+TEST(Compare, AFileDroppedOnASideIsComparedInItsPlace) {
+  MainWindow w(/*interactive=*/false);
+  CompareWindow* c = compareAndWait(w, "plain.pt", "jit_traced.pt");
+  ASSERT_NE(c, nullptr);
+  c->resize(1200, 700);
+  c->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(c));
+  const auto drop = [&](CompareWindow* window, GraphView* pane, const std::string& file) {
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(fixture(file)))});
+    const QPointF at = pane->mapTo(window, pane->rect().center());
+    QDragEnterEvent enter(at.toPoint(), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QSignalSpy done(&w, &MainWindow::compared);
+    QDropEvent event(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window, &event);
+    for (int i = 0; i < 600 && done.isEmpty(); ++i) QTest::qWait(50);
+    return !done.isEmpty() && done.first().at(1).toBool();
+  };
+  // On B: the open model (plain.pt) against the dropped file.
+  ASSERT_TRUE(drop(c, c->viewB(), "seed_sequential.pt"));
+  c = w.compareWindow();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->windowTitle(), "Compare plain.pt with seed_sequential.pt");
+  c->resize(1200, 700);
+  c->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(c));
+  // On A: the dropped file is opened in the main window, then compared with B.
+  ASSERT_TRUE(drop(c, c->viewA(), "jit_traced.pt"));
+  EXPECT_TRUE(w.windowTitle().startsWith("jit_traced.pt")) << w.windowTitle().toStdString();
+  ASSERT_NE(w.compareWindow(), nullptr);
+  EXPECT_EQ(w.compareWindow()->windowTitle(), "Compare jit_traced.pt with seed_sequential.pt");
+  // Not a file: refused.
+  QMimeData text;
+  text.setText(QStringLiteral("not a file"));
+  QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+  refused.setAccepted(false);
+  QApplication::sendEvent(w.compareWindow(), &refused);
+  EXPECT_FALSE(refused.isAccepted());
 }
 
 }  // namespace

@@ -3,10 +3,14 @@
 #include <QApplication>
 #include <QDir>
 #include <QPlainTextEdit>
+#include <QGraphicsItem>
+#include <QHelpEvent>
+#include <QPainter>
 #include <cstdio>
 
 #include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/difference_list.h"
+#include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include <QListWidget>
 #include "tdfx/ui/keys_panel.h"
@@ -123,6 +127,35 @@ int main(int argc, char** argv) {
     ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
     QTest::qWait(100);
     ok &= save(w, out.filePath(QStringLiteral("gui-small-window.png")));
+  }
+  {  // resnet18 after a run, a node hovered: its card (op, shapes in and out, parameters, source).
+    MainWindow w(false);
+    w.resize(1300, 800);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
+    ok &= tdfx::ui::verifyAndWait(w);
+    QGraphicsItem* item = w.scene()->nodeItem(QStringLiteral("layer1_0_conv2"));
+    ok &= item != nullptr;
+    if (item) {
+      w.view()->setZoom(1.0);
+      w.view()->centerOn(item);
+      QTest::qWait(100);
+      const QPoint at = w.view()->mapFromScene(item->sceneBoundingRect().center());
+      QHelpEvent event(QEvent::ToolTip, at, w.view()->viewport()->mapToGlobal(at));
+      QApplication::sendEvent(w.view()->viewport(), &event);
+      QTest::qWait(300);
+      // The card is a window of its own: drawn onto the window's picture where it stands.
+      QPixmap shot = w.grab();
+      for (QWidget* top : QApplication::topLevelWidgets())
+        if (top->inherits("QTipLabel") && top->isVisible()) {
+          QPainter painter(&shot);
+          painter.drawPixmap(top->geometry().topLeft() - w.geometry().topLeft(), top->grab());
+        }
+      const QString path = out.filePath(QStringLiteral("gui-hover-card.png"));
+      const bool saved = shot.save(path);
+      std::printf("%s %s\n", saved ? "wrote" : "FAILED", qPrintable(path));
+      ok &= saved;
+    }
   }
   // resnet18 against a fine-tuned copy: it opens on the first difference, filled and badged. Then
   // against resnet34 holding its weights (tests/app/make_diff_models.py): the first added block.

@@ -10,7 +10,10 @@
 #include <QTest>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QWheelEvent>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <gtest/gtest.h>
 
 #include "tdfx/ui/graph_scene.h"
@@ -129,7 +132,8 @@ TEST(Habits, TheWheelScrollsAndCtrlWheelZooms) {
   EXPECT_LT(tall.view.transform().m11(), zoomed);
 }
 
-// Defect 11: resnet18's legend listed "method" and "attribute", which it has none of.
+// Defect 11: resnet18's legend listed "method" and "attribute", which it has none of, and called
+// its input and output "tensordict read" and "tensordict write" (a plain module reads no tensordict).
 TEST(Habits, TheLegendListsOnlyTheColoursThePictureHas) {
   MainWindow w(/*interactive=*/false);
   ASSERT_TRUE(openShown(w, resnet18()));
@@ -144,6 +148,39 @@ TEST(Habits, TheLegendListsOnlyTheColoursThePictureHas) {
     dropped += !listed;
   }
   EXPECT_GE(dropped, 1) << labels.join(", ").toStdString();
+  EXPECT_TRUE(labels.contains(QStringLiteral("input")) && labels.contains(QStringLiteral("output"))) << labels.join(", ").toStdString();
+  EXPECT_FALSE(labels.join(' ').contains(QStringLiteral("tensordict"))) << labels.join(", ").toStdString();
+}
+
+// Hovering a node showed only its name: now a card with what it does (issue 36, What to build 4).
+TEST(Habits, HoveringANodeShowsItsCard) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, resnet18()));
+  ASSERT_TRUE(verifyAndWait(w));  // the shapes of a run
+  const auto hover = [&](const QString& id) {
+    QGraphicsItem* item = w.scene()->nodeItem(id);
+    if (!item) return QString();
+    w.view()->centerOn(item);
+    const QPoint at = w.view()->mapFromScene(item->sceneBoundingRect().center());
+    QHelpEvent event(QEvent::ToolTip, at, w.view()->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(w.view()->viewport(), &event);
+    return QToolTip::isVisible() ? QToolTip::text() : QString();
+  };
+  const QString card = hover(QStringLiteral("layer1_0_conv2"));
+  QTextDocument doc;
+  doc.setHtml(card);
+  const std::string text = doc.toPlainText().toStdString();
+  for (const char* part : {"layer1_0_conv2", "op", "call_module layer1.0.conv2",  // op and target
+                           "in", "layer1_0_relu: ", "out", "[1, 64, 56, 56]",     // shapes in and out
+                           "module", "Conv2d", "parameter", "weight: ", "[64, 64, 3, 3]",  // parameters
+                           "source", "resnet.py:"})                                 // the line that calls it
+    EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
+  // A collapsed module: its type and size.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(0); }));
+  QTextDocument scope;
+  scope.setHtml(hover(QStringLiteral("scope:layer2")));
+  EXPECT_NE(scope.toPlainText().indexOf("Sequential"), -1) << scope.toPlainText().toStdString();
+  EXPECT_NE(scope.toPlainText().indexOf("node(s); double-click to expand"), -1) << scope.toPlainText().toStdString();
 }
 
 }  // namespace

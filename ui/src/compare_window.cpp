@@ -13,6 +13,10 @@
 
 #include "tdfx/ui/difference_rows.h"
 #include "node_description.h"
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileInfo>
+#include <QMimeData>
 #include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
@@ -99,6 +103,7 @@ CompareWindow::CompareWindow(std::shared_ptr<const ModelSession> a, std::shared_
 void CompareWindow::buildSide(Side& side, const DiffMarks& marks) {
   side.scene = new GraphScene(this);
   side.scene->showGraph(side.session->view, side.session->layout);
+  side.scene->setHoverCards([session = side.session](const QString& id) { return hoverCardHtml(*session, id); });
   side.view = new GraphView(this);
   side.view->setScene(side.scene);
   side.inspector = new QTextBrowser(this);
@@ -237,6 +242,31 @@ void CompareWindow::keepTogether(int from) {
 void CompareWindow::inspect(int side, const QString& id) {
   if (id.isEmpty()) sides_[side].inspector->clear();
   else inspectViewNode(sides_[side].inspector, *sides_[side].session, id);
+}
+
+namespace {
+
+// The one local file a drag carries, or "".
+QString droppedFile(const QMimeData* mime) {
+  const QList<QUrl> urls = mime->urls();
+  if (urls.size() != 1 || !urls.first().isLocalFile() || !QFileInfo(urls.first().toLocalFile()).isFile()) return {};
+  return urls.first().toLocalFile();
+}
+
+}  // namespace
+
+void CompareWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedFile(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void CompareWindow::dropEvent(QDropEvent* event) {
+  const QString path = droppedFile(event->mimeData());
+  if (path.isEmpty()) return;
+  event->acceptProposedAction();
+  // The side under the drop: B's pane and whatever lies right of its left edge.
+  const QPoint at = event->position().toPoint();
+  const int side = at.x() >= sides_[1].view->mapTo(this, QPoint(0, 0)).x() ? 1 : 0;
+  Q_EMIT fileDropped(side, path);
 }
 
 }  // namespace tdfx::ui

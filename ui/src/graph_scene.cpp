@@ -5,6 +5,8 @@
 #include <QGraphicsItem>
 #include <algorithm>
 #include <QGraphicsSceneContextMenuEvent>
+#include <QGraphicsSceneHelpEvent>
+#include <QToolTip>
 #include <QPainterPath>
 #include <QPainter>
 #include <QSignalBlocker>
@@ -577,6 +579,28 @@ QString GraphScene::step(const QString& id, int key) const {
     }
     default: return {};
   }
+}
+
+QString GraphScene::hoverCard(const QString& id) const {
+  const NodeItem* item = nodes_.value(id);
+  if (!item) return {};
+  const QString card = hoverCard_ ? hoverCard_(id) : QString();
+  if (card.isEmpty()) return item->toolTip();
+  // The node's own notes (input checks, where it is not torch.fx's graph) under the card.
+  const QStringList notes = item->toolTip().split('\n').mid(1);
+  return notes.isEmpty() ? card : card + QStringLiteral("<br>") + notes.join(QStringLiteral("<br>")).toHtmlEscaped();
+}
+
+void GraphScene::helpEvent(QGraphicsSceneHelpEvent* event) {
+  // A card with what the node does, built when it is hovered (the session knows shapes, the scene
+  // does not); the items' own tooltips for everything else.
+  for (QGraphicsItem* item : items(event->scenePos()))
+    if (const auto* node = dynamic_cast<const NodeItem*>(item)) {
+      QToolTip::showText(event->screenPos(), hoverCard(node->id()), event->widget());
+      event->setAccepted(true);
+      return;
+    }
+  QGraphicsScene::helpEvent(event);
 }
 
 QString GraphScene::selectedNode() const {

@@ -166,6 +166,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   buildMenus();
   connect(scene_, &GraphScene::nodeActivated, this, &MainWindow::expandScope);
   connect(scene_, &GraphScene::marksChanged, this, &MainWindow::refreshLegend);
+  scene_->setHoverCards([this](const QString& id) { return session_ ? hoverCardHtml(*session_, id) : QString(); });
   connect(scene_, &GraphScene::nodeSelected, this, &MainWindow::showNode);
   connect(scene_, &GraphScene::nodeContextMenu, this, &MainWindow::showNodeMenu);
   connect(code_, &QPlainTextEdit::cursorPositionChanged, this, &MainWindow::onCodeCursorMoved);

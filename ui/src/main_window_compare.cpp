@@ -39,6 +39,21 @@ void MainWindow::compareWith(const QString& path) {
 
 CompareWindow* MainWindow::compareWindow() const { return compareWindow_; }
 
+void MainWindow::compareDropped(int side, const QString& path) {
+  if (!compareWindow_) return;
+  if (side == 1) return compareWith(path);  // B replaced: the open model against the dropped file
+  // A replaced: the dropped file becomes the open model, then is compared with B as before.
+  const QString other = QString::fromStdString(compareWindow_->sessionB()->traced.model.path);
+  auto* once = new QObject(this);  // the follow-up of this open only, whatever its outcome
+  connect(this, &MainWindow::modelLoaded, once, [this, once, other] {
+    once->deleteLater();
+    compareWith(other);
+  });
+  connect(this, &MainWindow::loadFailed, once, &QObject::deleteLater);
+  connect(this, &MainWindow::loadCancelled, once, &QObject::deleteLater);
+  openFile(path);
+}
+
 void MainWindow::onCompared() {
   const CompareOutcome outcome = comparer_.result();
   compareWorker_.reset();  // its worker process ends with it
@@ -65,6 +80,8 @@ void MainWindow::onCompared() {
   const QString nameB = QFileInfo(QString::fromStdString(outcome.other->traced.model.path)).fileName();
   compareWindow_ = new CompareWindow(session_, outcome.other, *outcome.diff, nameA, nameB, this);
   compareWindow_->setAttribute(Qt::WA_DeleteOnClose);
+  compareWindow_->setAcceptDrops(true);
+  connect(compareWindow_, &CompareWindow::fileDropped, this, &MainWindow::compareDropped);
   if (interactive_) compareWindow_->show();
   // The count is compare's: every difference, not only the nodes marked here.
   const int differences = compareWindow_->differences()->rowCount();

@@ -178,6 +178,63 @@ QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<
   return text;
 }
 
+namespace {
+
+QString shapesText(const std::vector<TensorMeta>& metas) {
+  QStringList parts;
+  for (const TensorMeta& t : metas) parts << QString::fromStdString(formatTensorMeta(t));
+  return parts.join(QStringLiteral(", "));
+}
+
+QString cardRow(const QString& label, const QString& text) {
+  return QStringLiteral("<tr><td style=\"color:gray; padding-right:8px\">%1</td><td>%2</td></tr>").arg(label, text.toHtmlEscaped());
+}
+
+}  // namespace
+
+QString hoverCardHtml(const ModelSession& session, const QString& id) {
+  const Graph& g = session.graph();
+  const RunOverlay* run = session.run.get();
+  QString rows;
+  QString title = id.toHtmlEscaped();
+  if (const Node* node = g.findNode(id.toStdString())) {
+    rows += cardRow(QObject::tr("op"), QStringLiteral("%1 %2").arg(opKindName(node->op()), QString::fromStdString(printedTarget(*node))));
+    QStringList in;
+    std::set<const Node*> seen;
+    for (const Argument& a : node->args())
+      forEachNode(a, [&](const Node* producer) {
+        if (!seen.insert(producer).second) return;
+        const QString shapes = shapesText(recordedOutputs(*producer, run));
+        in << QStringLiteral("%1: %2").arg(QString::fromStdString(producer->name()), shapes.isEmpty() ? QStringLiteral("?") : shapes);
+      });
+    if (!in.isEmpty()) rows += cardRow(QObject::tr("in"), in.join(QStringLiteral("; ")));
+    const QString out = shapesText(recordedOutputs(*node, run));
+    rows += cardRow(QObject::tr("out"), out.isEmpty() ? QObject::tr("shapes after a run (Verify)") : out);
+    const NodeMeta& m = node->meta();
+    if (!m.modulePath.empty()) rows += cardRow(QObject::tr("module"), QString::fromStdString(m.modulePath + " (" + m.moduleType + ")"));
+    for (const ParameterInfo& p : m.parameters)
+      rows += cardRow(QObject::tr(p.isBuffer ? "buffer" : "parameter"),
+                      QString::fromStdString(p.name + ": " + formatTensorMeta(TensorMeta{p.shape, p.dtype})));
+    if (!m.sourceFile.empty()) {
+      QString source = QStringLiteral("%1:%2").arg(QString::fromStdString(m.sourceFile)).arg(m.sourceLine);
+      if (!m.sourceText.empty()) source += QStringLiteral("  ") + QString::fromStdString(m.sourceText).trimmed();
+      rows += cardRow(QObject::tr("source"), source);
+    }
+  } else if (const ViewNode* v = session.view.findNode(id.toStdString())) {
+    if (v->kind == ViewNode::Kind::Collapsed) {
+      const auto type = session.traced.traced.scopeTypes.find(v->scope);
+      title = QString::fromStdString(v->scope).toHtmlEscaped();
+      if (type != session.traced.traced.scopeTypes.end()) rows += cardRow(QObject::tr("module"), QString::fromStdString(type->second));
+      rows += cardRow(QObject::tr("inside"), QObject::tr("%1 node(s); double-click to expand").arg(v->irNodes.size()));
+    } else if (v->kind == ViewNode::Kind::Key) {
+      rows += cardRow(QObject::tr("key"), QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
+    }
+  } else {
+    return {};
+  }
+  return QStringLiteral("<b>%1</b><table cellspacing=0 cellpadding=0>%2</table>").arg(title, rows);
+}
+
 void inspectViewNode(QTextBrowser* inspector, const ModelSession& session, const QString& id) {
   const Graph& g = session.graph();
   if (const Node* node = g.findNode(id.toStdString())) {

@@ -30,6 +30,11 @@ QString describeNodeHtml(const Node& node, const PythonCode& code, const RunOver
 QString describeScope(const ViewNode& scope, const Graph& graph, const std::map<std::string, std::string>& scopeTypes,
                       const RunOverlay* run = nullptr);
 
+/// The hover card of view node `id` (rich text, a few lines): op and target; the shapes and dtypes
+/// coming in and going out (after a run, or the load's example run); its parameters; its source
+/// line. A collapsed module: its type and size. Empty for an id the session does not draw.
+QString hoverCardHtml(const ModelSession& session, const QString& id);
+
 /// Shows view node `id` of `session` in `inspector`: an op's description, a collapsed module's, a
 /// key's; the id alone for anything else.
 void inspectViewNode(QTextBrowser* inspector, const ModelSession& session, const QString& id);

@@ -512,7 +512,9 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       }
       view.nodes.push_back(std::move(k));
     }
-    view.legend = {{"tensordict read", kKeyReadColor}, {"tensordict write", kKeyWriteColor},
+    // A plain module's forward reads arguments and returns a value: no tensordict to name.
+    const bool td = traced.readsTensorDict;
+    view.legend = {{td ? "tensordict read" : "input", kKeyReadColor}, {td ? "tensordict write" : "output", kKeyWriteColor},
                    {"module", tdfxColor(OpKind::CallModule)}, {"function", tdfxColor(OpKind::CallFunction)},
                    {"method", tdfxColor(OpKind::CallMethod)}, {"attribute", tdfxColor(OpKind::GetAttr)},
                    {"collapsed scope", kCollapsedColor}};

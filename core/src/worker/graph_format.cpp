@@ -232,7 +232,8 @@ json tracedModelJson(const TracedModel& m) {
             {"out_keys", keysJson(m.traced.outKeys)},
             {"writes", std::move(writes)},
             {"modules", std::move(modules)},
-            {"scope_types", m.traced.scopeTypes}}},
+            {"scope_types", m.traced.scopeTypes},
+            {"reads_tensordict", m.traced.readsTensorDict}}},
           {"code", {{"text", m.code.text}, {"node_lines", m.code.nodeLines}}}};
 }
 
@@ -324,6 +325,11 @@ TracedModel tracedModelFromJsonValue(const json& doc) {
                                     Reader::keys(Reader::member(modules[i], w, "in_keys"), w + ".in_keys"),
                                     Reader::keys(Reader::member(modules[i], w, "out_keys"), w + ".out_keys")});
     }
+  }
+  if (graph.contains("reads_tensordict")) {
+    const json& reads = graph.at("reads_tensordict");
+    if (!reads.is_boolean()) Reader::fail("graph.reads_tensordict", "expected true or false, got " + reads.dump());
+    out.traced.readsTensorDict = reads.get<bool>();
   }
   if (graph.contains("scope_types")) {
     for (const auto& [path, type] : graph.at("scope_types").items())

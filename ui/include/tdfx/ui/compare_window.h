@@ -27,6 +27,8 @@ class CompareWindow : public QWidget {
   CompareWindow(std::shared_ptr<const ModelSession> a, std::shared_ptr<const ModelSession> b, ModelDiff diff,
                 const QString& nameA, const QString& nameB, QWidget* parent = nullptr);
 
+  /// The models compared: A the open one, B the other file.
+  const std::shared_ptr<const ModelSession>& sessionB() const { return sides_[1].session; }
   GraphScene* sceneA() const { return sides_[0].scene; }
   GraphScene* sceneB() const { return sides_[1].scene; }
   GraphView* viewA() const { return sides_[0].view; }
@@ -39,8 +41,14 @@ class CompareWindow : public QWidget {
   void selectOnA(const QString& id);
   void selectOnB(const QString& id);
 
+ Q_SIGNALS:
+  /// A model file was dropped on side 0 (A, the open model) or 1 (B): compare with it in its place.
+  void fileDropped(int side, const QString& path);
+
  protected:
   void showEvent(QShowEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   /// One pane: its model, picture and inspector, and how its IR names map to what it draws.

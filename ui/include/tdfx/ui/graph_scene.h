@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QSet>
 #include <QStringList>
+#include <functional>
 
 #include "tdfx/layout/graphviz_layout.h"
 #include "tdfx/layout/view_graph.h"
@@ -82,6 +83,11 @@ class GraphScene : public QGraphicsScene {
   static QColor heatColor(double fraction);
   /// The colour `mark` is drawn in (the halo's, or the outline's), shared with the view's legend.
   static QColor markColor(Mark mark);
+  /// Hover cards: what hovering node `id` shows (rich text); without one, or where it gives "",
+  /// the node's own tooltip (its id, its checks).
+  void setHoverCards(std::function<QString(const QString& id)> card) { hoverCard_ = std::move(card); }
+  /// The card hovering `id` shows now.
+  QString hoverCard(const QString& id) const;
   /// The font node labels use; layouts are measured with it.
   static QFont labelFont();
 
@@ -94,8 +100,12 @@ class GraphScene : public QGraphicsScene {
   /// A node was right-clicked at `screenPos` (the window offers collapse/expand there).
   void nodeContextMenu(const QString& id, const QPoint& screenPos);
 
+ protected:
+  void helpEvent(QGraphicsSceneHelpEvent* event) override;
+
  private:
   void onSelectionChanged();
+  std::function<QString(const QString&)> hoverCard_;
   void setNeighboursHighlighted(const QString& id, bool on);
 
   QHash<QString, NodeItem*> nodes_;

@@ -105,6 +105,9 @@ class MainWindow : public QMainWindow {
   /// F3 walks through them.
   void compareWith(const QString& path);
   QString lastComparison() const { return lastComparison_; }
+  /// A file dropped on a side of the compare window: on B, compared with the open model; on A, opened
+  /// here and then compared with B.
+  void compareDropped(int side, const QString& path);
   /// Copies the selected node's name (or its line of code) to the clipboard; returns what was copied.
   QString copySelected(bool codeLine);
   /// The side-by-side window of the last comparison (null before one, or once closed).

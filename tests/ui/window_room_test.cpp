@@ -3,6 +3,7 @@
 // graph a usable part of itself.
 #include <QApplication>
 #include <QGraphicsItem>
+#include <QAction>
 #include <QDockWidget>
 #include <QStatusBar>
 #include <QPlainTextEdit>
@@ -128,13 +129,31 @@ TEST(WindowRoom, ASmallWindowLeavesTheGraphItsShare) {
   QTest::qWait(50);
   EXPECT_TRUE(w.codeEditor()->cursorForPosition(QPoint(2, 2)).block().text().startsWith("def "))
       << w.codeEditor()->cursorForPosition(QPoint(2, 2)).block().text().toStdString();
-  // Verify (scrolled when it does not fit) ends above the status bar.
-  const QDockWidget* verify = w.findChild<QDockWidget*>(QStringLiteral("verify"));
+  // Verify is folded away (issue 36: its inputs, options and results took half the height), and
+  // a run (F5) brings it back, scrolled when it does not fit, ending above the status bar.
+  QDockWidget* verify = w.findChild<QDockWidget*>(QStringLiteral("verify"));
   ASSERT_NE(verify, nullptr);
+  EXPECT_TRUE(verify->isHidden()) << "Verify not folded in a 710x444 window";
+  const int graphHeight = w.view()->height();
+  QTest::keyClick(&w, Qt::Key_F5);
+  ASSERT_TRUE(verifyAndWait(w));
+  QTest::qWait(50);
+  EXPECT_FALSE(verify->isHidden());
+  EXPECT_LT(w.view()->height(), graphHeight);
   EXPECT_LE(verify->geometry().bottom(), w.statusBar()->geometry().top()) << "Verify runs into the status bar";
-  // Grown again, the graph has more room, and the docks are usable still.
+  EXPECT_GE(w.view()->height(), 0.5 * w.height() - 2);
+  // Hidden by the user, it stays hidden as the window grows; folded by the window, it comes back.
+  verify->toggleViewAction()->trigger();
   w.resize(1400, 900);
   QTest::qWait(50);
+  EXPECT_TRUE(verify->isHidden());
+  verify->toggleViewAction()->trigger();
+  w.resize(710, 444);
+  QTest::qWait(50);
+  EXPECT_TRUE(verify->isHidden());
+  w.resize(1400, 900);
+  QTest::qWait(50);
+  EXPECT_FALSE(verify->isHidden());
   EXPECT_GE(w.view()->height(), 0.4 * w.height());
   EXPECT_GE(verify->height(), 80);
 }

@@ -1,5 +1,6 @@
 #include "dock_share.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QEvent>
 #include <QMainWindow>
@@ -26,7 +27,38 @@ bool DockShare::eventFilter(QObject* watched, QEvent* event) {
   return QObject::eventFilter(watched, event);
 }
 
+void DockShare::foldBelow(QDockWidget* dock, int height) {
+  foldable_ = dock;
+  foldHeight_ = height;
+  // The user's own choice through View > Panels: shown while small, it stays; hidden, it stays so.
+  connect(dock->toggleViewAction(), &QAction::triggered, this, [this](bool shown) {
+    folded_ = false;
+    userKept_ = shown && window_->height() < foldHeight_;
+  });
+}
+
+void DockShare::unfold() {
+  if (!folded_) return;
+  folded_ = false;
+  userKept_ = true;  // until the window is large again
+  foldable_->show();
+}
+
 void DockShare::apply() {
+  if (foldable_) {
+    // Verify's inputs, options and results took half a 710x444 window; folded there, the graph has it.
+    const bool small = window_->height() < foldHeight_;
+    if (small && !folded_ && !userKept_ && !foldable_->isHidden()) {
+      folded_ = true;
+      foldable_->hide();
+    } else if (!small) {
+      userKept_ = false;
+      if (folded_) {
+        folded_ = false;
+        foldable_->show();
+      }
+    }
+  }
   QList<QDockWidget*> across, below;
   QSet<Qt::DockWidgetArea> areasSeen;
   for (QDockWidget* dock : window_->findChildren<QDockWidget*>(Qt::FindDirectChildrenOnly)) {

@@ -18,6 +18,12 @@ class DockShare : public QObject {
   DockShare(QMainWindow* window, QWidget* graph);
   /// After the window's size changed (its resizeEvent, after QMainWindow's own).
   void apply();
+  /// `dock` is folded away (hidden) while the window is under `height` px tall, and comes back when
+  /// it grows; shown by the user there (View > Panels), it stays.
+  void foldBelow(QDockWidget* dock, int height);
+  /// Brings a folded dock back (a verify run started from the menu shows its results).
+  void unfold();
+  bool folded() const { return folded_; }
 
  protected:
   /// A dock resized while the window kept its size (the user dragged a separator, or its content
@@ -39,6 +45,10 @@ class DockShare : public QObject {
   QSize windowSize_;                 ///< the window's size at the last apply()
   bool resizing_ = false;            ///< our own resizeDocks: not the user's choice
   bool shrunkAcross_ = false, shrunkBelow_ = false;  ///< docks that side smaller than they want
+  QDockWidget* foldable_ = nullptr;  ///< foldBelow()'s dock
+  int foldHeight_ = 0;
+  bool folded_ = false;    ///< hidden by us, for the small window
+  bool userKept_ = false;  ///< shown by the user while the window is small
 };
 
 }  // namespace tdfx::ui

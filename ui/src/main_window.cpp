@@ -99,6 +99,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   verifyScroll->setWidgetResizable(true);
   verifyScroll->setFrameShape(QFrame::NoFrame);
   QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verifyScroll, Qt::BottomDockWidgetArea);
+  dockShare_->foldBelow(verifyDock, 600);  // F5 or View > Panels > Verify brings it back
   // The graph gets most of the window; restoreSettings() may replace these sizes.
   resizeDocks({keysDock, codeDock}, {200, 440}, Qt::Horizontal);
   // At least its minimum: a dock asked to be smaller than that follows its size hint from then on,

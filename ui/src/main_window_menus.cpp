@@ -306,7 +306,10 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (interactive_) saveSettings();
+  if (interactive_) {
+    dockShare_->unfold();  // Verify folded for a small window is not the user's choice to save
+    saveSettings();
+  }
   QMainWindow::closeEvent(event);
 }
 

@@ -11,6 +11,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
+#include "dock_share.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/verify_panel.h"
 
@@ -145,7 +146,10 @@ void MainWindow::setTimeOverlay(bool on) {
 
 // ---- Verify -----------------------------------------------------------------------------------
 
-void MainWindow::runVerify() { verify_->run(); }
+void MainWindow::runVerify() {
+  dockShare_->unfold();  // the results are shown in it
+  verify_->run();
+}
 
 void MainWindow::onVerified(const VerifyRun& run) {
   if (!session_ || run.session != session_) return;  // a run of a model no longer open

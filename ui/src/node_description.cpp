@@ -205,7 +205,8 @@ QString hoverCardHtml(const ModelSession& session, const QString& id) {
       forEachNode(a, [&](const Node* producer) {
         if (!seen.insert(producer).second) return;
         const QString shapes = shapesText(recordedOutputs(*producer, run));
-        in << QStringLiteral("%1: %2").arg(QString::fromStdString(producer->name()), shapes.isEmpty() ? QStringLiteral("?") : shapes);
+        const QString name = QString::fromStdString(producer->name());
+        in << (shapes.isEmpty() ? name : QStringLiteral("%1: %2").arg(name, shapes));  // shapes known after a run
       });
     if (!in.isEmpty()) rows += cardRow(QObject::tr("in"), in.join(QStringLiteral("; ")));
     const QString out = shapesText(recordedOutputs(*node, run));

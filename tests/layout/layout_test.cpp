@@ -69,6 +69,34 @@ TEST(Layout, TdfxStyleShowsKeysAndShortLabels) {
   EXPECT_FALSE(view.legend.empty());
 }
 
+TEST(Layout, NoLabelRepeatsItsName) {
+  // Issue 36, defect 12: ViT's first nodes read "getitem 0 / getitem", ".reshape / reshape": the
+  // name is written once, with what the label adds.
+  const GraphModule gm = traceFixture("checked.pt");  // x.shape[1] in an input check
+  ViewOptions options = optionsFor(ViewStyle::Tdfx, std::nullopt, true);
+  options.checks = true;  // draws the shape arithmetic the check reads
+  const ViewGraph view = buildView(gm.traced(), options);
+  int single = 0;
+  for (const ViewNode& n : view.nodes) {
+    if (n.kind != ViewNode::Kind::Op) continue;
+    if (n.lines.size() == 2) {
+      std::string first = n.lines[0].substr(n.lines[0][0] == '.' ? 1 : 0);
+      first = first.substr(0, first.find(' '));
+      std::string name = n.lines[1];
+      if (const size_t cut = name.find_last_not_of("0123456789"); cut + 1 < name.size() && name[cut] == '_') name.resize(cut);
+      EXPECT_NE(first, name) << n.lines[0] << " / " << n.lines[1];
+    }
+    single += n.lines.size() == 1;
+  }
+  const ViewNode* getitem = view.findNode("getitem_1");  // getattr_1[1]
+  ASSERT_NE(getitem, nullptr);
+  EXPECT_EQ(getitem->lines, (std::vector<std::string>{"getitem_1[1]"}));
+  const ViewNode* shape = view.findNode("getattr_1");
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->lines, (std::vector<std::string>{"getattr_1 .shape"}));
+  EXPECT_GE(single, 2);
+}
+
 TEST(Layout, AModuleCalledAgainIsNamedWithinItsFrame) {
   // TwiceFc calls its fc twice: FX names the calls _0__0_fc and _0__0_fc_1. Inside the frame of
   // that module the labels read fc and fc_1 (the frame names the rest), as resnet's second

@@ -144,10 +144,29 @@ std::string shortLabel(const Node& n) {
     case OpKind::GetAttr: return n.target();
     case OpKind::CallFunction: {
       if (fx_target::isCallTo(n, fx_target::kGetItem) && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
+      if (n.target() == "builtins.getattr" && n.args().size() == 2)
+        if (const auto* attr = std::get_if<std::string>(&n.args()[1].value)) return "getattr ." + *attr;
       return lastPart(n.target());
     }
     default: return n.name();
   }
+}
+
+// A node's lines: its short label over its name, or one line when the name only repeats the label's
+// op ("getitem 0" over "getitem", ".reshape" over "reshape_1", issue 36): the name, with what the
+// label adds ("getitem[0]", "getattr_1 .shape").
+std::vector<std::string> labelLines(const Node& n, const std::string& name) {
+  const std::string label = shortLabel(n);
+  if (label == name) return {label};
+  if (n.op() == OpKind::CallModule || n.op() == OpKind::GetAttr) return {label, name};
+  const size_t cut = name.find_last_not_of("0123456789");
+  const std::string bare = cut != std::string::npos && cut + 1 < name.size() && name[cut] == '_' ? name.substr(0, cut) : name;
+  const std::string op = label.substr(label[0] == '.' ? 1 : 0, label.find(' ') == std::string::npos ? std::string::npos : label.find(' ') - (label[0] == '.' ? 1 : 0));
+  if (op != bare) return {label, name};
+  const std::string rest = label.find(' ') == std::string::npos ? std::string() : label.substr(label.find(' ') + 1);
+  if (rest.empty()) return {name};
+  if (fx_target::isCallTo(n, fx_target::kGetItem)) return {name + "[" + rest + "]"};
+  return {name + " " + rest};
 }
 
 // A node's name inside its frame: "mlp_0" for "encoder_layers_encoder_layer_5_mlp_0" in the frame
@@ -409,9 +428,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         v.recordLabel = fxLabel(n, options.shapes, options.run.get());
         v.fillColor = fxColor(n);
       } else {
-        const std::string label = shortLabel(n);
-        const std::string name = nameInFrame(n, chain.empty() ? std::string() : chain.back());
-        v.lines = label == name ? std::vector<std::string>{label} : std::vector<std::string>{label, name};
+        v.lines = labelLines(n, nameInFrame(n, chain.empty() ? std::string() : chain.back()));
         v.fillColor = tdfxColor(n.op());
       }
     }

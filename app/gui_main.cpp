@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   parser.addOption({QStringLiteral("follow"),
                     QStringLiteral("Follow FILE: reopen it whenever it changes on disk (View > Follow file changes).")});
   parser.addOption({QStringLiteral("name"),
-                    QStringLiteral("Call FILE NAME in the title and the status bar, and leave it out of File > Open Recent "
-                                   "(tdfx.show: a temporary copy of a module, named after its class)."),
+                    QStringLiteral("Title the window NAME (and say \"Reloaded NAME\") instead of FILE's name, and leave FILE out of "
+                                   "File > Open Recent (tdfx.show: a temporary copy of a module, named after its class)."),
                     QStringLiteral("NAME")});
   parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("TorchScript archive (.pt) to open."), "[FILE]");
 

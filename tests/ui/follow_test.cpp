@@ -133,7 +133,11 @@ TEST(FollowFile, ANamedFileIsTitledWithItsNameKeptOutOfRecentAndSaysWhenItIsGone
   EXPECT_TRUE(w.statusText().startsWith("ResNet-7fca05a5e810.pt is gone (deleted or moved): this is its last version"))
       << w.statusText().toStdString();
   EXPECT_EQ(w.scene()->nodeCount(), nodes);  // the last version stays
-  // Back again: reopened, titled as before.
+  // Back again, in a folder made anew (tdfx.show's cleanup removes its folder): reopened, titled
+  // as before.
+  ASSERT_TRUE(QDir(dir.path()).removeRecursively());
+  QTest::qWait(400);
+  ASSERT_TRUE(QDir().mkpath(dir.path()));
   saveByRename(path, bytesOf("seed_sequential.pt"));
   ASSERT_TRUE(waitFor(w, &MainWindow::modelLoaded, 15000));
   EXPECT_EQ(w.windowTitle(), "ResNet - tdfx");

@@ -6,6 +6,7 @@
 #include <QGraphicsItem>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QTest>
 #include <QTextBlock>
@@ -181,6 +182,23 @@ TEST(Habits, HoveringANodeShowsItsCard) {
   scope.setHtml(hover(QStringLiteral("scope:layer2")));
   EXPECT_NE(scope.toPlainText().indexOf("Sequential"), -1) << scope.toPlainText().toStdString();
   EXPECT_NE(scope.toPlainText().indexOf("node(s); double-click to expand"), -1) << scope.toPlainText().toStdString();
+}
+
+// A node's own notes (its input checks) end the card, as text: no markup shown.
+TEST(Habits, AHoverCardEndsWithTheNodesNotesAsText) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, fixture("checked.pt")));  // fc's input is checked: x.shape[1] == 6
+  QString checkedId;
+  for (const ViewNode& n : w.session()->view.nodes)
+    if (!n.checks.empty()) checkedId = QString::fromStdString(n.id);
+  ASSERT_FALSE(checkedId.isEmpty());
+  QTextDocument card;
+  card.setHtml(w.scene()->hoverCard(checkedId));
+  const QString text = card.toPlainText();
+  EXPECT_TRUE(text.contains(QRegularExpression("\\nchecked by [a-z_0-9, ]*_assert \\(View > Show input checks draws them\\)$")))
+      << text.toStdString();
+  EXPECT_EQ(text.indexOf("&gt;"), -1) << text.toStdString();
+  EXPECT_EQ(text.indexOf("<"), -1) << text.toStdString();
 }
 
 }  // namespace

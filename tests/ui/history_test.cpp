@@ -123,5 +123,29 @@ TEST(History, BackAndForwardRestoreTheSelectionTheInspectorAndTheCodeTogether) {
   }
 }
 
+// A step passed over (a collapsed module expanded since) stays in the history, in its place.
+TEST(History, AStepDrawnNoMoreIsPassedOverAndKeptInItsPlace) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, resnet18()));
+  w.selectNode(QStringLiteral("conv1"));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(0); }));
+  for (const char* id : {"scope:layer2", "fc", "maxpool"}) w.selectNode(QString::fromLatin1(id));
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(3); }));  // layer2 expanded: its node is gone
+  ASSERT_EQ(w.scene()->nodeItem(QStringLiteral("scope:layer2")), nullptr);
+  w.goBack();
+  EXPECT_EQ(w.scene()->selectedNode(), "fc");
+  w.goBack();  // past scope:layer2
+  EXPECT_EQ(w.scene()->selectedNode(), "conv1");
+  expectOneStory(w, "back to conv1");
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(0); }));  // layer2 is one node again
+  for (const char* id : {"scope:layer2", "fc", "maxpool"}) {
+    w.goForward();
+    EXPECT_EQ(w.scene()->selectedNode().toStdString(), id);
+    expectOneStory(w, std::string("forward to ") + id);
+  }
+}
+
 }  // namespace
 }  // namespace tdfx::ui

@@ -10,12 +10,24 @@ FileFollower::FileFollower(QObject* parent) : QObject(parent) {
   connect(&watcher_, &QFileSystemWatcher::fileChanged, this, &FileFollower::touched);
   connect(&watcher_, &QFileSystemWatcher::directoryChanged, this, &FileFollower::touched);
   connect(&quiet_, &QTimer::timeout, this, &FileFollower::check);
+  lookout_.setInterval(1000);
+  connect(&lookout_, &QTimer::timeout, this, &FileFollower::lookForReturn);
+}
+
+void FileFollower::lookForReturn() {
+  if (path_.isEmpty()) return lookout_.stop();
+  const QString folder = QFileInfo(path_).absolutePath();
+  if (QFileInfo::exists(folder) && !watcher_.directories().contains(folder)) watcher_.addPath(folder);
+  if (!QFileInfo::exists(path_)) return;
+  lookout_.stop();
+  touched();  // back: reported once quiet, as any change
 }
 
 void FileFollower::follow(const QString& path) {
   if (!watcher_.files().isEmpty()) watcher_.removePaths(watcher_.files());
   if (!watcher_.directories().isEmpty()) watcher_.removePaths(watcher_.directories());
   quiet_.stop();
+  lookout_.stop();
   path_ = path;
   if (path.isEmpty()) return;
   seen_ = pending_ = stamp();
@@ -53,8 +65,12 @@ void FileFollower::check() {
   if (now == seen_) return;  // back as it was
   seen_ = now;
   // Gone for the whole quiet time: not the first half of a save by rename, which settles in it.
-  if (!now.exists) Q_EMIT gone(path_);
-  else Q_EMIT settled(path_);
+  if (!now.exists) {
+    lookout_.start();
+    Q_EMIT gone(path_);
+  } else {
+    Q_EMIT settled(path_);
+  }
 }
 
 }  // namespace tdfx::ui

@@ -180,6 +180,7 @@ class NodeItem : public QGraphicsItem {
       badge_ = QStringLiteral("\u2260 FX");
       fxBadge_ = true;
     }
+    notes_ = tip.section('\n', 1);  // the card's last lines (plain text)
     setToolTip(plainToolTip(tip));
     setData(0, id_);
   }
@@ -310,6 +311,8 @@ class NodeItem : public QGraphicsItem {
     update();
   }
   const QString& id() const { return id_; }
+  /// What the tooltip says besides the id (input checks, where the graph is not FX's), plain text.
+  const QString& notes() const { return notes_; }
   unsigned marks() const { return marks_; }
   void setMark(unsigned mark, bool on) {
     const unsigned next = on ? (marks_ | mark) : (marks_ & ~mark);
@@ -349,6 +352,7 @@ class NodeItem : public QGraphicsItem {
 
  private:
   QString id_;
+  QString notes_;
   bool ellipse_;
   QColor fill_;
   QRectF rect_;
@@ -587,8 +591,8 @@ QString GraphScene::hoverCard(const QString& id) const {
   const QString card = hoverCard_ ? hoverCard_(id) : QString();
   if (card.isEmpty()) return item->toolTip();
   // The node's own notes (input checks, where it is not torch.fx's graph) under the card.
-  const QStringList notes = item->toolTip().split('\n').mid(1);
-  return notes.isEmpty() ? card : card + QStringLiteral("<br>") + notes.join(QStringLiteral("<br>")).toHtmlEscaped();
+  if (item->notes().isEmpty()) return card;
+  return card + QStringLiteral("<br>") + item->notes().toHtmlEscaped().replace('\n', QStringLiteral("<br>"));
 }
 
 void GraphScene::helpEvent(QGraphicsSceneHelpEvent* event) {

@@ -116,6 +116,8 @@ void GraphView::resizeEvent(QResizeEvent* event) {
   placeLegend();
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
+  // A pane squeezed to nothing (a splitter) has no scale to fit at: the fit waits for room.
+  if (viewport()->width() <= 2 * kOverlayGap + 1 || viewport()->height() <= 2 * kOverlayGap + 1) return;
   if (fitted == Fit::Whole) fitAll();
   else if (fitted == Fit::Width) fitWidthFrom(top);
 }

@@ -41,13 +41,18 @@ CompareWindow* MainWindow::compareWindow() const { return compareWindow_; }
 
 void MainWindow::compareDropped(int side, const QString& path) {
   if (!compareWindow_) return;
+  if (comparer_.isRunning() || isLoading()) {  // it would be dropped in silence
+    status_->setText(tr("A comparison or an open is running; drop %1 again once it has finished").arg(QFileInfo(path).fileName()));
+    return;
+  }
   if (side == 1) return compareWith(path);  // B replaced: the open model against the dropped file
   // A replaced: the dropped file becomes the open model, then is compared with B as before.
   const QString other = QString::fromStdString(compareWindow_->sessionB()->traced.model.path);
   auto* once = new QObject(this);  // the follow-up of this open only, whatever its outcome
-  connect(this, &MainWindow::modelLoaded, once, [this, once, other] {
+  connect(this, &MainWindow::modelLoaded, once, [this, once, other, path] {
     once->deleteLater();
-    compareWith(other);
+    // Another file opened meanwhile (Open Recent) is not the one dropped: no compare.
+    if (session_ && QFileInfo(QString::fromStdString(session_->traced.model.path)) == QFileInfo(path)) compareWith(other);
   });
   connect(this, &MainWindow::loadFailed, once, &QObject::deleteLater);
   connect(this, &MainWindow::loadCancelled, once, &QObject::deleteLater);

@@ -64,6 +64,10 @@ QPalette darkPalette() {
   return p;
 }
 
+// The docks' layout saved by an older tdfx is not restored: version 1 moved the Changes panel from
+// under Keys to a tab beside Verify (issue 36), which an old state would undo.
+constexpr int kWindowStateVersion = 1;
+
 bool isModelFile(const QUrl& url) {
   return url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile();
 }
@@ -248,7 +252,7 @@ void MainWindow::restoreSettings() {
   QSettings settings;
   recent_ = settings.value(QStringLiteral("recentFiles")).toStringList();
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+  restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kWindowStateVersion);
   keepOnScreen();
   options_.style = settings.value(QStringLiteral("style")).toString() == QStringLiteral("fx") ? ViewStyle::Fx : ViewStyle::Tdfx;
   options_.rankdir = settings.value(QStringLiteral("rankdir")).toString() == QStringLiteral("LR") ? "LR" : "TB";
@@ -298,7 +302,7 @@ void MainWindow::giveTheGraphItsShare() { dockShare_->apply(); }
 void MainWindow::saveSettings() const {
   QSettings settings;
   settings.setValue(QStringLiteral("geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("windowState"), saveState());
+  settings.setValue(QStringLiteral("windowState"), saveState(kWindowStateVersion));
   settings.setValue(QStringLiteral("style"), options_.style == ViewStyle::Fx ? QStringLiteral("fx") : QStringLiteral("tdfx"));
   settings.setValue(QStringLiteral("rankdir"), QString::fromStdString(options_.rankdir));
   settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_));

@@ -32,45 +32,43 @@ QString MainWindow::shownAs(const QString& id) const {
   return scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id);
 }
 
-bool MainWindow::revisit(const QString& id) {
-  // After a collapse the node may be inside a collapsed scope: select that instead. A collapsed
-  // module that was expanded since is drawn no more: that step is passed over.
-  QGraphicsItem* item = scene_->nodeItem(shownAs(id));
-  if (!item) return false;
+void MainWindow::revisit(const QString& id) {
   current_ = id;
   navigating_ = true;  // a step through the history is not a new selection
+  // After a collapse the node may be inside a collapsed scope: select that instead.
   selectAndCenter(shownAs(id));
   navigating_ = false;
   showNode(scene_->selectedNode());  // the inspector and the code even when the picture already selected it
-  return true;
 }
 
-void MainWindow::goBack() {
-  for (QStringList passed; !back_.isEmpty();) {
-    const QString id = back_.takeLast();
-    if (id == current_ || !scene_->nodeItem(shownAs(id))) {
-      passed.prepend(id);
-      continue;
-    }
-    forward_ = passed + forward_;
-    forward_.prepend(current_);
-    revisit(id);
-    break;
-  }
-  updateHistoryActions();
-}
+void MainWindow::goBack() { stepThroughHistory(true); }
+void MainWindow::goForward() { stepThroughHistory(false); }
 
-void MainWindow::goForward() {
-  for (QStringList passed; !forward_.isEmpty();) {
-    const QString id = forward_.takeFirst();
+void MainWindow::stepThroughHistory(bool back) {
+  // The nearest entry drawn now; those passed over on the way (a collapsed module expanded since)
+  // stay in the history, in its order, for when they are drawn again.
+  QStringList& from = back ? back_ : forward_;
+  QStringList passed;  // in the order walked
+  while (!from.isEmpty()) {
+    const QString id = back ? from.takeLast() : from.takeFirst();
     if (id == current_ || !scene_->nodeItem(shownAs(id))) {
       passed << id;
       continue;
     }
-    back_ << current_;
-    back_ += passed;
+    if (back) {
+      std::reverse(passed.begin(), passed.end());
+      forward_ = passed + QStringList{current_} + forward_;
+    } else {
+      back_ += QStringList{current_} + passed;
+    }
     revisit(id);
-    break;
+    return updateHistoryActions();
+  }
+  if (back) {  // nothing drawn further back: the history as it was
+    std::reverse(passed.begin(), passed.end());
+    back_ = passed;
+  } else {
+    forward_ = passed;
   }
   updateHistoryActions();
 }

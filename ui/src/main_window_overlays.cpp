@@ -11,6 +11,8 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
+#include <QDockWidget>
+
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/verify_panel.h"
@@ -128,7 +130,7 @@ void MainWindow::setShapesShown(bool on) {
   shapesAction_->setChecked(on);
   if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
     options_.shapes = true;
-    runVerify();
+    verify_->run();  // the Verify panel stays as it is (folded in a small window)
     return;
   }
   options_.shapes = on;
@@ -138,7 +140,7 @@ void MainWindow::setShapesShown(bool on) {
 void MainWindow::setTimeOverlay(bool on) {
   timeAction_->setChecked(on);
   if (on && session_ && !report_) {
-    runVerify();
+    verify_->run();
     return;
   }
   applyOverlays();
@@ -147,7 +149,8 @@ void MainWindow::setTimeOverlay(bool on) {
 // ---- Verify -----------------------------------------------------------------------------------
 
 void MainWindow::runVerify() {
-  dockShare_->unfold();  // the results are shown in it
+  dockShare_->unfold();  // the results are shown in it, in front of the Changes tab
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("verify"))) dock->raise();
   verify_->run();
 }
 

@@ -144,7 +144,7 @@ std::string shortLabel(const Node& n) {
     case OpKind::GetAttr: return n.target();
     case OpKind::CallFunction: {
       if (fx_target::isCallTo(n, fx_target::kGetItem) && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
-      if (n.target() == "builtins.getattr" && n.args().size() == 2)
+      if (fx_target::isCallTo(n, fx_target::kGetAttr) && n.args().size() == 2)
         if (const auto* attr = std::get_if<std::string>(&n.args()[1].value)) return "getattr ." + *attr;
       return lastPart(n.target());
     }
@@ -161,9 +161,10 @@ std::vector<std::string> labelLines(const Node& n, const std::string& name) {
   if (n.op() == OpKind::CallModule || n.op() == OpKind::GetAttr) return {label, name};
   const size_t cut = name.find_last_not_of("0123456789");
   const std::string bare = cut != std::string::npos && cut + 1 < name.size() && name[cut] == '_' ? name.substr(0, cut) : name;
-  const std::string op = label.substr(label[0] == '.' ? 1 : 0, label.find(' ') == std::string::npos ? std::string::npos : label.find(' ') - (label[0] == '.' ? 1 : 0));
+  const size_t from = label[0] == '.' ? 1 : 0, space = label.find(' ');
+  const std::string op = label.substr(from, space == std::string::npos ? std::string::npos : space - from);
   if (op != bare) return {label, name};
-  const std::string rest = label.find(' ') == std::string::npos ? std::string() : label.substr(label.find(' ') + 1);
+  const std::string rest = space == std::string::npos ? std::string() : label.substr(space + 1);
   if (rest.empty()) return {name};
   if (fx_target::isCallTo(n, fx_target::kGetItem)) return {name + "[" + rest + "]"};
   return {name + " " + rest};

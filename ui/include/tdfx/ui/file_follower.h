@@ -45,8 +45,13 @@ class FileFollower : public QObject {
   void touched();
   void check();
 
+  /// After gone(): looks for the file once a second (a deleted folder drops out of the watcher, and
+  /// one made again is not watched), until it is back.
+  void lookForReturn();
+
   QFileSystemWatcher watcher_;
   QTimer quiet_;
+  QTimer lookout_;
   QString path_;
   Stamp seen_;     ///< the state last reported (or when following began)
   Stamp pending_;  ///< the state at the last check

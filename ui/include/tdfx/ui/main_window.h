@@ -243,14 +243,16 @@ class MainWindow : public QMainWindow {
   void selectAndCenter(const QString& id);
   /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
   QString shownAs(const QString& id) const;
-  /// Shows history entry `id` (selection, inspector, code); false when nothing draws it now.
-  bool revisit(const QString& id);
+  /// Shows history entry `id` (selection, inspector, code), which is drawn.
+  void revisit(const QString& id);
+  /// Back (or Forward) to the nearest entry drawn now.
+  void stepThroughHistory(bool back);
   void updateHistoryActions();
   void setBusy(const QString& what);
   void setIdle();
 
   bool interactive_;
-  DockShare* dockShare_;
+  DockShare* dockShare_ = nullptr;
   GraphScene* scene_;
   GraphView* view_;
   QPlainTextEdit* code_;

@@ -152,6 +152,12 @@ std::string shortLabel(const Node& n) {
   }
 }
 
+// Where FX's count of a repeated name starts ("_1" of "relu_1"); the name's size when it has none.
+size_t countSuffix(const std::string& name) {
+  const size_t cut = name.find_last_not_of("0123456789");
+  return cut != std::string::npos && cut + 1 < name.size() && name[cut] == '_' ? cut : name.size();
+}
+
 // A node's lines: its short label over its name, or one line when the name only repeats the label's
 // op ("getitem 0" over "getitem", ".reshape" over "reshape_1", issue 36): the name, with what the
 // label adds ("getitem[0]", "getattr_1 .shape").
@@ -159,8 +165,8 @@ std::vector<std::string> labelLines(const Node& n, const std::string& name) {
   const std::string label = shortLabel(n);
   if (label == name) return {label};
   if (n.op() == OpKind::CallModule || n.op() == OpKind::GetAttr) return {label, name};
-  const size_t cut = name.find_last_not_of("0123456789");
-  const std::string bare = cut != std::string::npos && cut + 1 < name.size() && name[cut] == '_' ? name.substr(0, cut) : name;
+  const size_t cut = countSuffix(name);
+  const std::string bare = name.substr(0, cut);
   const size_t from = label[0] == '.' ? 1 : 0, space = label.find(' ');
   const std::string op = label.substr(from, space == std::string::npos ? std::string::npos : space - from);
   if (op != bare) return {label, name};
@@ -195,8 +201,7 @@ std::string nameInFrame(const Node& n, const std::string& scope) {
   // "relu_1", and in a TensorDict pipeline `_0__0_fc_1` for 0.module.0.module.fc reads "fc_1"
   // (FX names those modules by another mangling, so the local part is matched from the end).
   if (n.op() == OpKind::CallModule && !local.empty()) {
-    const size_t digits = name.find_last_not_of("0123456789");
-    if (digits != std::string::npos && digits + 1 < name.size() && name[digits] == '_') {
+    if (const size_t digits = countSuffix(name); digits != name.size()) {
       const std::string base = name.substr(0, digits);
       if (base.size() > local.size() && base.compare(base.size() - local.size(), local.size(), local) == 0 &&
           !std::isalnum(static_cast<unsigned char>(base[base.size() - local.size() - 1])))

@@ -71,7 +71,9 @@ int main(int argc, char** argv) {
                     QStringLiteral("GIB")});
   parser.addOption({QStringLiteral("follow"),
                     QStringLiteral("Follow FILE: reopen it whenever it changes on disk (View > Follow file changes).")});
-  parser.addOption({QStringLiteral("name"),
+  // Not --name: on X11 QApplication takes -name/--name (and -title) as its own and removes them
+  // before the parser sees them (the offscreen platform does not, so tests there passed).
+  parser.addOption({QStringLiteral("model-name"),
                     QStringLiteral("Title the window NAME (and say \"Reloaded NAME\") instead of FILE's name, and leave FILE out of "
                                    "File > Open Recent (tdfx.show: a temporary copy of a module, named after its class)."),
                     QStringLiteral("NAME")});
@@ -127,7 +129,7 @@ int main(int argc, char** argv) {
     const QString file = files.isEmpty() ? bundledExample() : files.first();
     // Before the load: the model is followed once it is open, whatever the saved setting says.
     if (parser.isSet(QStringLiteral("follow"))) window.setFollowFileChanges(true);
-    if (parser.isSet(QStringLiteral("name"))) window.nameFile(file, parser.value(QStringLiteral("name")));
+    if (parser.isSet(QStringLiteral("model-name"))) window.nameFile(file, parser.value(QStringLiteral("model-name")));
     if (!file.isEmpty()) window.openFile(file);
     rc = QApplication::exec();
   }  // the window is gone: its settings are saved and its model workers stopped

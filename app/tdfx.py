@@ -588,7 +588,7 @@ def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
     if not isinstance(module_or_path, (str, os.PathLike)):
         # The window is titled with the module's class, not the temporary file's name, and the file
         # (deleted when this session ends) is kept out of the app's Open Recent.
-        command[1:1] = ["--name", type(module_or_path).__name__]
+        command[1:1] = ["--model-name", type(module_or_path).__name__]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
     window = Window(path, process)

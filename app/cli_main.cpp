@@ -218,18 +218,19 @@ struct DiffFlags {
 int runDiff(const DiffFlags& f, const WorkerFlags& w) {
   try {
     tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
-    // Both models load and trace at once, each in its own worker (a 100k-node model takes seconds).
+    // Both models load and trace at once, each in its own worker (a 100k-node model takes seconds),
+    // and send only what the comparison reads (no code, no source text).
     // B's thread only talks to its worker; the notes are written in order once both are open, and
     // when A fails, B's worker is cancelled rather than waited for.
     auto openingB = std::async(std::launch::async, [&workerB, &f] {
-      tdfx::TracedModel model = workerB.open(f.b);
+      tdfx::TracedModel model = workerB.open(f.b, tdfx::GraphDetail::Comparison);
       std::vector<tdfx::ParameterValues> values = workerB.parameterValues();
       return std::make_pair(std::move(model), std::move(values));
     });
     tdfx::TracedModel a;
     std::vector<tdfx::ParameterValues> valuesA;
     try {
-      a = workerA.open(f.a);
+      a = workerA.open(f.a, tdfx::GraphDetail::Comparison);
       valuesA = workerA.parameterValues();
     } catch (...) {
       workerB.cancel();

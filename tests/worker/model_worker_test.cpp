@@ -53,6 +53,31 @@ TEST(ModelWorker, OpensTracesAndVerifiesInAnotherProcess) {
   EXPECT_EQ(records[fc1->index()].outputs.at(0).shape, (std::vector<int64_t>{32, 50}));
 }
 
+// What `tdfx-cli diff` asks for: the same graph and module facts, without the code and each node's
+// source text and schema (most of a large graph's bytes).
+TEST(ModelWorker, AComparisonOpenLeavesOutCodeAndSourceButKeepsTheGraph) {
+  ModelWorker full, lean;
+  const TracedModel f = full.open(fixture("seed_sequential.pt"));
+  const TracedModel c = lean.open(fixture("seed_sequential.pt"), GraphDetail::Comparison);
+  EXPECT_EQ(printGraph(*c.traced.graph), printGraph(*f.traced.graph));
+  EXPECT_FALSE(f.code.text.empty());
+  EXPECT_TRUE(c.code.text.empty());
+  EXPECT_TRUE(c.code.nodeLines.empty());
+  size_t withSource = 0;
+  for (const auto& n : f.traced.graph->nodes()) {
+    const Node* other = c.traced.graph->findNode(n->name());
+    ASSERT_NE(other, nullptr) << n->name();
+    if (!n->meta().sourceText.empty()) ++withSource;
+    EXPECT_TRUE(other->meta().sourceText.empty()) << n->name();
+    EXPECT_TRUE(other->meta().schema.empty()) << n->name();
+    EXPECT_EQ(other->meta().moduleType, n->meta().moduleType) << n->name();
+    EXPECT_EQ(other->meta().parameters.size(), n->meta().parameters.size()) << n->name();
+  }
+  EXPECT_GT(withSource, 0u);  // the full open has source text to leave out
+  EXPECT_EQ(c.model.inKeys, f.model.inKeys);
+  EXPECT_EQ(c.traced.outKeys, f.traced.outKeys);
+}
+
 TEST(ModelWorker, ErrorsKeepTheirTypeAndTheWorkerStaysUsable) {
   ModelWorker worker;
   EXPECT_THROW(worker.open(fixture("no-such-model.pt")), ModelFileError);

@@ -64,7 +64,7 @@ json keysJson(const std::vector<NestedKey>& keys) {
   return out;
 }
 
-json metaJson(const NodeMeta& m) {
+json metaJson(const NodeMeta& m, GraphDetail detail) {
   json j = json::object();
   if (!m.modulePath.empty()) j["module_path"] = m.modulePath;
   if (!m.moduleType.empty()) j["module_type"] = m.moduleType;
@@ -80,9 +80,11 @@ json metaJson(const NodeMeta& m) {
     }
     j["parameters"] = std::move(params);
   }
-  if (!m.sourceFile.empty() || !m.sourceText.empty())
-    j["source"] = {{"file", m.sourceFile}, {"line", m.sourceLine}, {"text", m.sourceText}};
-  if (!m.schema.empty()) j["schema"] = m.schema;
+  if (detail == GraphDetail::Full) {
+    if (!m.sourceFile.empty() || !m.sourceText.empty())
+      j["source"] = {{"file", m.sourceFile}, {"line", m.sourceLine}, {"text", m.sourceText}};
+    if (!m.schema.empty()) j["schema"] = m.schema;
+  }
   if (m.tensordictKey) j["tensordict_key"] = keyJson(*m.tensordictKey);
   if (!m.leafReason.empty()) j["leaf_reason"] = m.leafReason;
   if (!m.fxDifference.empty()) j["fx_difference"] = m.fxDifference;
@@ -190,7 +192,7 @@ ModelSummary summarizeModel(const ModelFile& model) {
   return s;
 }
 
-json tracedModelJson(const TracedModel& m) {
+json tracedModelJson(const TracedModel& m, GraphDetail detail) {
   json model = {{"path", m.model.path},
                 {"tensordict", m.model.hasTensorDictMetadata},
                 {"exported_with", m.model.exportedWith},
@@ -213,7 +215,7 @@ json tracedModelJson(const TracedModel& m) {
     json node = {{"name", n->name()}, {"op", opKindName(n->op())}, {"target", n->target()},
                  {"args", std::move(args)}, {"kwargs", std::move(kwargs)}, {"users", std::move(users)}};
     if (!n->type().empty()) node["type"] = n->type();
-    json meta = metaJson(n->meta());
+    json meta = metaJson(n->meta(), detail);
     if (!meta.empty()) node["meta"] = std::move(meta);
     nodes.push_back(std::move(node));
   }
@@ -234,7 +236,8 @@ json tracedModelJson(const TracedModel& m) {
             {"modules", std::move(modules)},
             {"scope_types", m.traced.scopeTypes},
             {"reads_tensordict", m.traced.readsTensorDict}}},
-          {"code", {{"text", m.code.text}, {"node_lines", m.code.nodeLines}}}};
+          {"code", detail == GraphDetail::Full ? json{{"text", m.code.text}, {"node_lines", m.code.nodeLines}}
+                                               : json{{"text", ""}}}};
 }
 
 TracedModel tracedModelFromJsonValue(const json& doc) {

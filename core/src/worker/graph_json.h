@@ -25,7 +25,7 @@ Argument argumentFromJson(const nlohmann::json& j, const std::string& where, con
 nlohmann::json dtypeJson(c10::ScalarType dtype);
 c10::ScalarType dtypeFromJson(const nlohmann::json& j, const std::string& where);
 
-nlohmann::json tracedModelJson(const TracedModel& model);
+nlohmann::json tracedModelJson(const TracedModel& model, GraphDetail detail = GraphDetail::Full);
 TracedModel tracedModelFromJsonValue(const nlohmann::json& doc);
 
 }  // namespace tdfx

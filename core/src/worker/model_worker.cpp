@@ -82,14 +82,16 @@ void ModelWorker::prepare() {
   prepared_ = true;
 }
 
-TracedModel ModelWorker::open(const std::string& path) {
+TracedModel ModelWorker::open(const std::string& path, GraphDetail detail) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   // One model per worker: a new open starts a fresh one, unless this one was prepared for it.
   const bool reuse = prepared_ && process_.alive();
   prepared_ = false;
   if (!reuse) stop();
   path_ = path;
-  const std::vector<uint8_t> message = json::to_cbor(json{{"op", "open"}, {"path", path}});
+  json asked{{"op", "open"}, {"path", path}};
+  if (detail == GraphDetail::Comparison) asked["detail"] = "comparison";
+  const std::vector<uint8_t> message = json::to_cbor(asked);
   std::vector<uint8_t> bytes;
   try {
     bytes = request(message, limits_.openSeconds, "open");

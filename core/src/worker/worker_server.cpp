@@ -228,7 +228,8 @@ struct WorkerState {
     const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     TracedModel traced{summarizeModel(*model), graphModule->traced(), graphModule->code()};
-    return {{"ok", true}, {"model", tracedModelJson(traced)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};
+    const GraphDetail detail = req.value("detail", "") == "comparison" ? GraphDetail::Comparison : GraphDetail::Full;
+    return {{"ok", true}, {"model", tracedModelJson(traced, detail)}, {"load_seconds", loadSeconds}, {"trace_seconds", traceSeconds}};
   }
 
   // A spare worker's warm-up, while the window is idle: the first TorchScript import, trace and run

@@ -34,6 +34,12 @@ struct TracedModel {
   PythonCode code;
 };
 
+/// How much a graph document carries. `Comparison` leaves out what a diff never reads and what is
+/// most of a large graph's bytes: the generated code (empty text, no line map), and each node's
+/// source text and schema (a 100k-node chain: 15 of its 54 MB as JSON). The model worker sends
+/// it for `tdfx-cli diff` only; files are always written in full.
+enum class GraphDetail { Full, Comparison };
+
 /// The summary of a loaded model file.
 ModelSummary summarizeModel(const ModelFile& model);
 

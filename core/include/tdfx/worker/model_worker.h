@@ -72,7 +72,7 @@ class ModelWorker {
   /// Starts a worker (when none runs, or a prepared one), which loads and traces `path`. Throws
   /// tdfx::ModelFileError / TraceError as the worker reported them, tdfx::Error for limits and
   /// crashes.
-  TracedModel open(const std::string& path);
+  TracedModel open(const std::string& path, GraphDetail detail = GraphDetail::Full);
   /// Min, max and mean of every call_module node's parameters in the open model. A request of its
   /// own, because it reads every weight once more (0.1 s for resnet50, 0.35 s for vit_b_16 here):
   /// the GUI asks for it after the first frame and keeps them beside the graph (applyParameterStats

@@ -242,13 +242,27 @@ def _not_a_flag(path: str) -> str:
     return os.path.join(".", path) if path.startswith("-") else path
 
 
-def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional[str] = None) -> str:
-    """The .pt file of `obj`: its path, or a private file it is saved to with tdfx_export."""
+def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional[str] = None,
+                plain: bool = False) -> str:
+    """The .pt file of `obj`: its path, or a private file it is saved to with tdfx_export.
+
+    plain: a plain nn.Module is saved as plain TorchScript (torch.jit.script, no tensordict.json),
+    so that its graph and code are torch.fx's own (`forward(self, x)`), not those of the
+    TensorDictModule it is otherwise wrapped in; one that does not script is wrapped as before.
+    """
     if isinstance(obj, (str, os.PathLike)):
         p = os.fspath(obj)
         if not os.path.isfile(p):
             raise TdfxError(f"{p}: no such file")
         return _not_a_flag(p)
+    if plain and tdfx_export.is_plain_module(obj):
+        target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.plain.pt")
+        try:
+            with _Spinner("tdfx: saving the module"):
+                tdfx_export.export_plain(obj, target)
+            return target
+        except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
+            pass
     target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")
     try:
         with _Spinner("tdfx: saving the module"):
@@ -290,16 +304,20 @@ class Trace:
 
     text: str
 
+    # The text is `print(gm.graph)` then `gm.code`. No line of a graph is empty, and the code starts
+    # with one ("\n\n\ndef forward", or "\ntorch.fx._symbolic_trace.wrap(...)" before it): the first
+    # empty line is where the code begins.
+
     @property
     def graph(self) -> str:
-        """The FX graph, as `print(graph_module.graph)` writes it."""
-        return self.text.split("\n\n\n\n", 1)[0]
+        """The FX graph, as `str(graph_module.graph)` is."""
+        return self.text.partition("\n\n")[0]
 
     @property
     def code(self) -> str:
-        """The generated Python code, as `graph_module.code` is."""
-        parts = self.text.split("\n\n\n\n", 1)
-        return parts[1] if len(parts) > 1 else ""
+        """The generated Python code, as `graph_module.code` is, its leading newlines included."""
+        _, separator, rest = self.text.partition("\n\n")
+        return "\n" + rest if separator else ""
 
     def __str__(self) -> str:
         return self.text
@@ -311,7 +329,7 @@ def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
     example_inputs: {key: tensor}, saved with a module (needed to script some plain modules).
     """
     _program("tdfx-cli", "TDFX_CLI")  # before the module is saved: a missing tdfx-cli is said first
-    path = _model_file(module_or_path, example_inputs)
+    path = _model_file(module_or_path, example_inputs, plain=True)
     # A string constant of the model need not be UTF-8 (a crafted archive): its bytes are shown as
     # \xff escapes, never a UnicodeDecodeError (issue 35, finding 10).
     return Trace(_cli(["trace", path], "tdfx: tracing").stdout.decode("utf-8", "backslashreplace"))

@@ -232,6 +232,20 @@ def _plain_as_td_module(module):
     return plain
 
 
+def is_plain_module(obj):
+    """Whether `obj` is a torch.nn.Module that is not a TensorDictModule or TensorDictSequential."""
+    return isinstance(obj, nn.Module) and not (_is_td_module(obj) or _is_td_sequential(obj))
+
+
+def export_plain(module, path):
+    """Saves a plain nn.Module as plain TorchScript (torch.jit.script, no tensordict.json): tdfx
+    traces it as torch.fx.symbolic_trace does, `forward(self, x)`. Raises what scripting raises."""
+    if _has_lazy_modules(module):
+        raise ExportError("the module has lazy layers (e.g. LazyLinear): give example_inputs to materialise them")
+    module.eval()
+    _save_atomically(_script(module, ""), path, None, False)
+
+
 def _output_keys(count):
     """A plain module's out keys: `output`, or `output_<i>` for each of several values."""
     return ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
@@ -313,7 +327,7 @@ def _save_atomically(scripted, path, metadata, strip_debug_info):
     staging = tempfile.mkdtemp(prefix=".tdfx-export-", dir=directory)
     tmp = os.path.join(staging, os.path.basename(path))
     try:
-        torch.jit.save(scripted, tmp, _extra_files={"tensordict.json": metadata})
+        torch.jit.save(scripted, tmp, _extra_files={"tensordict.json": metadata} if metadata is not None else {})
         if strip_debug_info:
             _strip_debug_info(tmp)
         os.replace(tmp, path)  # never a half-written file at `path`

@@ -18,6 +18,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 import torch
+import torch.fx
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,7 +101,25 @@ class ApiTest(unittest.TestCase):
         t = tdfx.trace(self.path)
         self.assertTrue(t.graph.startswith("graph():\n"))
         self.assertTrue(t.code.lstrip().startswith("def forward(self, tensordict):"))
-        self.assertEqual(t.graph + "\n\n\n\n" + t.code, t.text)
+        self.assertEqual(t.graph + "\n" + t.code, t.text)
+        self.assertTrue(t.code.startswith("\n\n\ndef forward"))  # gm.code's leading newlines kept
+
+    def test_a_plain_module_traces_to_torch_fx_s_own_graph_and_code(self):
+        # Saved as plain TorchScript, not wrapped in a TensorDictModule: `forward(self, x)`, byte for
+        # byte what torch.fx.symbolic_trace gives, torchvision's wrapped stochastic_depth included.
+        import torchvision
+        torch.manual_seed(0)
+        models = [Net(), Masker(), torchvision.models.resnet18(num_classes=10), torchvision.models.efficientnet_b0(),
+                  torchvision.models.squeezenet1_1()]
+        for model in models:
+            with self.subTest(type(model).__name__):
+                model.eval()
+                fx = torch.fx.symbolic_trace(model)
+                t = tdfx.trace(model)
+                self.assertEqual(t.code, fx.code)
+                self.assertEqual(t.graph, str(fx.graph))
+        self.assertIn('torch.fx._symbolic_trace.wrap("torchvision_ops_stochastic_depth_stochastic_depth")',
+                      tdfx.trace(models[3]).code)
 
     def test_draw_renders_valid_svg_inline_and_saves_every_format(self):
         d = tdfx.draw(self.module, example_inputs=INPUTS)

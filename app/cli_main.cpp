@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <iomanip>
@@ -38,6 +39,11 @@ std::vector<tdfx::InputSpec> parseInputs(const std::vector<std::string>& flags) 
   std::vector<tdfx::InputSpec> specs;
   for (const auto& f : flags) specs.push_back(tdfx::parseInputSpec(f));
   return specs;
+}
+
+// --input-values FILE (none: empty), read whole here and unpickled by the model worker.
+std::vector<char> readInputValues(const std::string& path) {
+  return path.empty() ? std::vector<char>() : tdfx::readInputValuesFile(path, "--input-values " + path);
 }
 
 // Limits of the model worker, shared by every subcommand.
@@ -73,8 +79,8 @@ tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) 
 // --shapes: one run in the worker on the file's example inputs (or --input overrides) records each
 // node's outputs into the graph's metadata.
 void recordShapes(tdfx::ModelWorker& worker, tdfx::TracedModel& model, const std::vector<std::string>& inputs,
-                  uint64_t seed) {
-  tdfx::applyRunRecords(*model.traced.graph, worker.run(parseInputs(inputs), seed));
+                  uint64_t seed, const std::string& inputValues = "") {
+  tdfx::applyRunRecords(*model.traced.graph, worker.run(parseInputs(inputs), seed, readInputValues(inputValues)));
 }
 
 struct TraceOptions {
@@ -100,7 +106,7 @@ int runTrace(const TraceOptions& o, const WorkerFlags& w) {
 }
 
 struct VerifyFlags {
-  std::string model;
+  std::string model, inputValues;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   double atol = 0.0, rtol = 0.0;
@@ -109,19 +115,20 @@ struct VerifyFlags {
 
 int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
   tdfx::ModelWorker worker(w.limits());
+  const std::vector<char> values = readInputValues(f.inputValues);  // a wrong path is said before the model loads
   openModel(worker, f.model);
   tdfx::VerifyOptions options;
   options.atol = f.atol;
   options.rtol = f.rtol;
   if (f.noRandomSeed) options.randomSeed = std::nullopt;
   else options.randomSeed = f.seed;
-  const tdfx::VerifyReport report = worker.verify(parseInputs(f.inputs), f.seed, options).report;
+  const tdfx::VerifyReport report = worker.verify(parseInputs(f.inputs), f.seed, options, values).report;
   std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::escapeControls(tdfx::formatReport(report)));
   return report.passed() ? 0 : 3;
 }
 
 struct ExportFlags {
-  std::string model, output, style = "tdfx", rankdir = "TB";
+  std::string model, output, style = "tdfx", rankdir = "TB", inputValues;
   int depth = -1;
   size_t maxNodes = 0;  // 0: no limit
   bool expandAll = false, shapes = false, checks = false;
@@ -173,7 +180,7 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
   tdfx::ModelWorker worker(w.limits());
   tdfx::TracedModel model = openModel(worker, f.model);
-  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed);
+  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed, f.inputValues);
   if (isTorchScript(f.output)) {
     // The worker builds the archive (it runs the model's code); this process writes the file.
     const tdfx::TorchScriptArchive archive = worker.torchScript();
@@ -315,6 +322,9 @@ int runCli(int argc, char** argv) {
   verify->add_option("--input", v.inputs,
                      "Input KEY=SHAPE[:DTYPE] (key parts joined by '.'), e.g. input.x=2x3x224x224:float32; "
                      "overrides the file's example_inputs");
+  verify->add_option("--input-values", v.inputValues,
+                     "A dict {\"input.x\": tensor} saved with torch.save: those inputs are these tensors, values "
+                     "included (the others are drawn from --seed)");
   verify->add_option("--seed", v.seed, "Seed for the random inputs (default 0)");
   verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
   verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
@@ -342,6 +352,8 @@ int runCli(int argc, char** argv) {
   exportCmd->add_flag("--checks", x.checks,
                       "tdfx style: draw input checks (torch._assert and what only feeds it) instead of a badge");
   exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
+  exportCmd->add_option("--input-values", x.inputValues,
+                        "With --shapes: a dict {\"input.x\": tensor} saved with torch.save, run as they are");
   exportCmd->add_option("--seed", x.seed, "With --shapes: seed for the random inputs");
 
   DiffFlags d;

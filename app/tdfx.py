@@ -275,25 +275,73 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
     return target
 
 
-def _input_flags(inputs: Inputs) -> List[str]:
-    """--input KEY=SHAPE:DTYPE for {key: tensor or shape}; a tuple key's parts joined by '.'."""
+def _input_keys(obj: ModuleOrPath) -> List[str]:
+    """The in keys of a module, as --input writes them (parts joined by '.'): a TensorDict
+    module's in_keys, a plain module's forward parameters (tdfx_export's keys for it)."""
+    if isinstance(obj, (str, os.PathLike)):
+        raise TdfxError("inputs: a tensor without its key is for a module; for a file, give "
+                        "inputs={key: tensor}")
+    keys = getattr(obj, "in_keys", None)
+    if keys is None:
+        import inspect
+        keys = [p.name for p in inspect.signature(obj.forward).parameters.values()
+                if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [".".join(k) if isinstance(k, tuple) else str(k) for k in keys]
+
+
+def _is_tensor(value: Any) -> bool:
+    return hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "detach")
+
+
+def _shape(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
+
+
+def _input_args(obj: ModuleOrPath, inputs: Any) -> List[str]:
+    """tdfx-cli's flags for `inputs`: a tensor (the module's one input), a tuple of tensors (its
+    inputs in order), or a dict {key: tensor | shape | (shape, dtype)}. Tensors are used as they
+    are, values included (saved with torch.save, --input-values); shapes are drawn from the seed
+    (--input KEY=SHAPE:DTYPE)."""
+    if inputs is None:
+        return []
+    if _is_tensor(inputs) or (isinstance(inputs, tuple) and inputs and all(_is_tensor(t) for t in inputs)):
+        given = (inputs,) if _is_tensor(inputs) else inputs
+        keys = _input_keys(obj)
+        if len(keys) != len(given):
+            raise TdfxError(f"inputs: {len(given)} tensor(s) given, but {type(obj).__name__} takes {len(keys)} "
+                            f"input(s) ({', '.join(keys) or 'none'}): give inputs={{key: tensor}}")
+        inputs = dict(zip(keys, given))
+    if not isinstance(inputs, Mapping):
+        raise TdfxError(f"inputs: expected a tensor, a tuple of tensors or a dict {{key: tensor or shape}}, "
+                        f"got {type(inputs).__name__}")
     flags: List[str] = []
-    if inputs is not None and not isinstance(inputs, Mapping):
-        raise TdfxError(f"inputs: expected a dict {{key: tensor or shape}}, got {type(inputs).__name__}")
-    for key, value in (inputs or {}).items():
+    values: Dict[str, Any] = {}
+    for key, value in inputs.items():
         name = ".".join(key) if isinstance(key, tuple) else str(key)
-        if hasattr(value, "shape") and hasattr(value, "dtype"):
-            shape, dtype = list(value.shape), str(value.dtype).replace("torch.", "")
-        elif isinstance(value, (list, tuple)) and value and all(
-                isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value):
-            shape, dtype = list(value), "float32"
-        else:
+        if _is_tensor(value):
+            values[name] = value.detach().cpu().clone()  # its own storage: a view saves only itself
+            continue
+        dtype = "float32"
+        if (isinstance(value, tuple) and len(value) == 2 and _shape(value[0]) and value[0] != ()
+                and str(value[1]).startswith("torch.")):
+            value, dtype = value[0], str(value[1]).replace("torch.", "")
+        if not (_shape(value) and value):
             # A TypeError from list(5) before (issue 35, finding 10): said as what was expected.
             got = f"{type(value).__name__} {value!r}"
-            raise TdfxError(f"inputs[{key!r}]: expected a tensor or a shape (a tuple of ints >= 0), "
+            raise TdfxError(f"inputs[{key!r}]: expected a tensor, a shape (a tuple of ints >= 0) or (shape, dtype), "
                             f"got {got if len(got) <= 60 else got[:57] + '...'}")
-        flags += ["--input", f"{name}={'x'.join(str(d) for d in shape)}:{dtype}"]
+        flags += ["--input", f"{name}={'x'.join(str(d) for d in value)}:{dtype}"]
+    if values:
+        import torch  # only when tensors are given: they are torch's
+        path = _private_file(f"inputs-{next(_counter)}.pt")
+        # A tuple of pairs: LibTorch 1.13 cannot read a dict of one item as torch.save writes it.
+        torch.save(tuple(values.items()), path)
+        flags += ["--input-values", path]
     return flags
+
+
+_counter = itertools.count()
 
 
 # ---- trace --------------------------------------------------------------------------------------
@@ -392,7 +440,7 @@ def _too_large(error: TdfxError) -> Optional[str]:
 
 def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int] = None, shapes: bool = False,
          checks: bool = False, example_inputs: Inputs = None, png: bool = False,
-         max_nodes: Optional[int] = 2000, inputs: Inputs = None, seed: int = 0) -> Drawing:
+         max_nodes: Optional[int] = 2000, inputs: Any = None, seed: int = 0) -> Drawing:
     """Draws the traced graph as `tdfx-cli export` does and returns it as a Drawing.
 
     style: "tdfx" (keys as nodes, modules as clusters) or "fx" (torch.fx's FxGraphDrawer picture).
@@ -408,12 +456,13 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     if style not in ("tdfx", "fx"):
         raise TdfxError(f"style must be 'tdfx' or 'fx', not {style!r}")
     _program("tdfx-cli", "TDFX_CLI")
+    given = _input_args(module_or_path, inputs)  # a wrong input is said before the module is saved
     path = _model_file(module_or_path, example_inputs)
     options = ["--style", style]
     if depth is not None:
         options += ["--depth", str(int(depth))]
     if shapes or inputs is not None:
-        options += ["--shapes", "--seed", str(int(seed)), *_input_flags(inputs)]
+        options += ["--shapes", "--seed", str(int(seed)), *given]
     if checks:
         options.append("--checks")
     if max_nodes is not None:
@@ -470,18 +519,21 @@ class VerifyResult:
         return f"<p><b>{verdict}</b></p>{counts}<table>{head}{body}</table>"
 
 
-def verify(module_or_path: ModuleOrPath, inputs: Inputs = None, seed: int = 0, atol: float = 0.0,
+def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol: float = 0.0,
            rtol: float = 0.0, example_inputs: Inputs = None) -> VerifyResult:
     """Runs the traced graph and the eager model on the same inputs and compares every out key.
 
-    inputs: {key: tensor or shape} for the inputs to draw (random, from `seed`); a tuple key's
-        parts are joined by '.'. Default: the file's example inputs.
+    inputs: a tensor (the module's one input), a tuple of tensors (its inputs in order), or a dict
+        {key: tensor | shape | (shape, dtype)}; a tuple key's parts are joined by '.'. Tensors are
+        used as they are, values included; shapes are drawn at random from `seed`. Default: the
+        file's example inputs.
     atol, rtol: tolerances (0: bitwise).
     """
     _program("tdfx-cli", "TDFX_CLI")
+    given = _input_args(module_or_path, inputs)  # a wrong input is said before the module is saved
     path = _model_file(module_or_path, example_inputs)
     args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
-            repr(float(rtol)), *_input_flags(inputs)]
+            repr(float(rtol)), *given]
     # 0: passed, 3: compared and different (a result, not an error); anything else is an error.
     run = _cli(args, "tdfx: verifying", ok=(0, 3))
     try:

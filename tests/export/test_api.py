@@ -226,10 +226,10 @@ class ApiTest(unittest.TestCase):
 
     def test_inputs_that_are_not_tensors_or_shapes_are_tdfx_errors(self):
         # Issue 35, finding 10: verify(inputs={"x": 5}) raised TypeError from list(5).
-        cases = [({"x": 5}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got int 5"),
-                 ({"x": (2, -1)}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got tuple (2, -1)"),
-                 ({"x": "2x3"}, "inputs['x']: expected a tensor or a shape (a tuple of ints >= 0), got str '2x3'"),
-                 ([1, 2], "inputs: expected a dict {key: tensor or shape}, got list")]
+        cases = [({"x": 5}, "inputs['x']: expected a tensor, a shape (a tuple of ints >= 0) or (shape, dtype), got int 5"),
+                 ({"x": (2, -1)}, "inputs['x']: expected a tensor, a shape (a tuple of ints >= 0) or (shape, dtype), got tuple (2, -1)"),
+                 ({"x": "2x3"}, "inputs['x']: expected a tensor, a shape (a tuple of ints >= 0) or (shape, dtype), got str '2x3'"),
+                 ([1, 2], "inputs: expected a tensor, a tuple of tensors or a dict {key: tensor or shape}, got list")]
         for inputs, message in cases:
             with self.assertRaises(tdfx.TdfxError) as caught:
                 tdfx.verify(self.path, inputs=inputs)
@@ -312,6 +312,50 @@ class ApiTest(unittest.TestCase):
         svg = tdfx.draw(Widen(), inputs={"x": (3, 5)}).svg
         self.assertIn("float32[3, 10]", svg)
         self.assertNotIn("float32[", tdfx.draw(Widen()).svg)  # no inputs: no run, no labels
+
+    def test_verify_runs_on_the_values_of_the_tensors_given(self):
+        class Positive(nn.Module):  # its output's shape counts the values over 0.5 it was given
+            def forward(self, x):
+                return x[x > 0.5]
+
+        m = Positive()
+        for given, shape in ((torch.ones(8), [8]), (torch.tensor([0.0, 1.0, 2.0]), [2]), ({"x": torch.ones(5)}, [5]),
+                             ((torch.ones(4),), [4])):
+            r = tdfx.verify(m, given)
+            self.assertTrue(r.passed, r.report)
+            self.assertEqual(r.rows[0]["shape"], shape, given)
+        drawn = tdfx.verify(m, {"x": (8,)}).rows[0]["shape"]  # a shape: random values, from the seed
+        self.assertNotEqual(drawn, [8])
+        self.assertEqual(tdfx.verify(m, {"x": ((8,), torch.float64)}).report["inputs"][0]["dtype"], "float64")
+        self.assertIn("float32[8]", tdfx.draw(m, inputs=torch.ones(8)).svg)  # draw runs on them too
+        with self.assertRaises(tdfx.TdfxError) as e:
+            tdfx.verify(m, (torch.ones(2), torch.ones(2)))
+        self.assertEqual(str(e.exception), "inputs: 2 tensor(s) given, but Positive takes 1 input(s) (x): "
+                                           "give inputs={key: tensor}")
+        # The CLI's flag, with a file that is not a dict of tensors and one that is not there.
+        path = os.path.join(self.tmp.name, "positive.pt")
+        torch.jit.script(m).save(path)
+        values = os.path.join(self.tmp.name, "values.pt")
+        torch.save({"x": torch.ones(3), "y": torch.ones(2)}, values)  # two keys: a dict LibTorch reads
+        run = subprocess.run([CLI, "verify", path, "--input-values", values, "--json"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertEqual(json.loads(run.stdout)["keys"][0]["shape"], [3])
+        torch.save({"x": torch.ones(3)}, values)  # one: Python's SETITEM, which LibTorch 1.13 cannot read
+        run = subprocess.run([CLI, "verify", path, "--input-values", values], capture_output=True, text=True)
+        self.assertEqual((run.returncode, run.stderr), (1, "tdfx-cli: error: input values: LibTorch cannot read a "
+                                                           "dict or list of one item as torch.save writes it; save a "
+                                                           "tuple of pairs instead: torch.save(((\"input.x\", x),), "
+                                                           "FILE)\n"))
+        torch.save((("x", torch.ones(3)),), values)
+        self.assertEqual(subprocess.run([CLI, "verify", path, "--input-values", values], capture_output=True).returncode, 0)
+        torch.save((torch.ones(3),), values)
+        run = subprocess.run([CLI, "verify", path, "--input-values", values], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 1)
+        self.assertTrue(run.stderr.startswith("tdfx-cli: error: input values: an item is Tensor, not a (key, tensor) pair"),
+                        run.stderr)
+        run = subprocess.run([CLI, "verify", path, "--input-values", values + ".missing"], capture_output=True, text=True)
+        self.assertEqual((run.returncode, run.stderr),
+                         (1, f"tdfx-cli: error: --input-values {values}.missing: no such file\n"))
 
     def test_verify_a_torchvision_model(self):
         import torchvision

@@ -1,6 +1,7 @@
 // Verify's errors and verdicts: the one-line cause first, the traceback behind Details, and
 // panels that keep their size whatever the message.
 #include <QDockWidget>
+#include <QFile>
 #include <QCoreApplication>
 #include <QLabel>
 #include <QSettings>
@@ -11,6 +12,7 @@
 #include <QToolButton>
 #include <QTextBrowser>
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/verify_panel.h"
@@ -124,6 +126,33 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "5x8");
   QCoreApplication::setOrganizationName(QString());
+}
+
+// tdfx-cli verify --input-values in the window: tensors of the user's own, values included.
+TEST(VerifyErrors, InputValuesFromAFileAreTheRunsInputs) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));  // Net(8, 6, 2), one input
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  const std::string key = panel->inputTable()->item(0, 0)->text().toStdString();
+  QTemporaryDir dir;
+  const QString values = dir.filePath(QStringLiteral("values.pt"));
+  const auto save = [&values](const c10::IValue& v) {
+    const std::vector<char> bytes = torch::jit::pickle_save(v);
+    QFile f(values);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+  };
+  save(c10::ivalue::Tuple::create({c10::ivalue::Tuple::create({key, at::ones({3, 8})})}));
+  panel->setInputValuesFile(values);
+  EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+  const std::string model = w.modelPanel()->toPlainText().toStdString();
+  EXPECT_NE(model.find("[3, 8] float32"), std::string::npos) << model;  // the file's tensor, not the row's 1x8
+  save(at::ones({3, 8}));  // not a dict or tuple of pairs: said on one line
+  EXPECT_FALSE(verifyAndWait(w));
+  EXPECT_EQ(panel->summary().toStdString().rfind("input values: expected a dict", 0), 0u) << panel->summary().toStdString();
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_TRUE(panel->inputValuesFile().isEmpty());  // another model: not its values
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "tdfx/ui/verify_panel.h"
 
 #include <QCheckBox>
+#include <QDir>
+#include <QFileDialog>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
 #include <QFileInfo>
@@ -85,7 +87,7 @@ VerifyPanel::VerifyPanel(QWidget* parent)
     : QWidget(parent), inputs_(new QTableWidget(0, 3, this)), seed_(new QSpinBox(this)),
       seedRandom_(new QCheckBox(tr("Random ops draw alike"), this)), atol_(toleranceBox(this)),
       rtol_(toleranceBox(this)), runButton_(new QPushButton(tr("Run eager vs traced"), this)),
-      cancelButton_(new QPushButton(tr("Cancel"), this)),
+      cancelButton_(new QPushButton(tr("Cancel"), this)), valuesButton_(new QPushButton(this)),
       progress_(new QProgressBar(this)), results_(new QTableWidget(0, 7, this)), summary_(new QLabel(this)),
       detailButton_(new QToolButton(this)), resultStack_(new QStackedWidget(this)), detail_(new QPlainTextEdit(this)) {
   inputs_->setHorizontalHeaderLabels({tr("input key"), tr("shape"), tr("dtype")});
@@ -112,7 +114,16 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   auto* rowButtons = new QHBoxLayout;
   rowButtons->addWidget(addRow);
   rowButtons->addWidget(removeRow);
+  rowButtons->addWidget(valuesButton_);
   rowButtons->addStretch();
+  setInputValuesFile({});
+  connect(valuesButton_, &QPushButton::clicked, this, [this] {
+    const QString model = session_ ? QString::fromStdString(session_->traced.model.path) : QString();
+    // Cancelled: no values any more (the way to take them back).
+    setInputValuesFile(QFileDialog::getOpenFileName(this, tr("Input values (saved with torch.save)"),
+                                                    QFileInfo(model).absolutePath(),
+                                                    tr("PyTorch files (*.pt *.pth);;All files (*)")));
+  });
   settings->addRow(rowButtons);
   // Run and Cancel share a row, and what appears only during a run keeps its space while hidden:
   // a run must not make the dock taller (a dock grows to its content and never shrinks back).
@@ -187,9 +198,20 @@ void VerifyPanel::addInputRow(const QString& key, const QString& shape, const QS
   inputs_->setItem(row, 2, new QTableWidgetItem(dtype));
 }
 
+void VerifyPanel::setInputValuesFile(const QString& path) {
+  valuesFile_ = path;
+  valuesButton_->setText(path.isEmpty() ? tr("Values...") : tr("Values: %1").arg(QFileInfo(path).fileName()));
+  valuesButton_->setToolTip(
+      path.isEmpty() ? tr("Run on tensors of your own: a file saved with torch.save, {\"input.x\": tensor} or a tuple "
+                          "of (key, tensor) pairs. Their keys use these values; the other rows are drawn from the seed.")
+                     : tr("%1: its tensors are the inputs of their keys. Click to choose another; cancel to drop it.")
+                           .arg(QDir::toNativeSeparators(path)));
+}
+
 void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
   cancel();  // a run on the previous model (perhaps endless) stops with its worker
   session_ = std::move(session);
+  setInputValuesFile({});  // another model's values
   inputs_->setRowCount(0);
   results_->setRowCount(0);
   runButton_->setEnabled(session_ != nullptr);
@@ -307,10 +329,14 @@ void VerifyPanel::run() {
   const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the job
   // The model runs in the session's worker process; this thread only waits for its answer. A
   // worker that was cancelled or died is started again, and opens the model again, on demand.
-  watcher_.setFuture(QtConcurrent::run(&pool_, [session, specs, seed, options]() -> VerifyRun {
+  const std::string valuesFile = valuesFile_.toStdString();
+  watcher_.setFuture(QtConcurrent::run(&pool_, [session, specs, seed, options, valuesFile]() -> VerifyRun {
     try {
+      // Read here, off the window's thread (up to 512 MiB), and parsed by the worker.
+      const std::vector<char> values =
+          valuesFile.empty() ? std::vector<char>() : readInputValuesFile(valuesFile, "input values " + valuesFile);
       if (!session->worker->alive()) session->worker->open(session->traced.model.path);
-      WorkerVerifyResult run = session->worker->verify(specs, seed, options);
+      WorkerVerifyResult run = session->worker->verify(specs, seed, options, values);
       VerifyRun result;
       result.session = session;
       result.report = std::make_shared<VerifyReport>(std::move(run.report));

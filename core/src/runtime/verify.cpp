@@ -146,24 +146,14 @@ InputSpec parseInputSpec(const std::string& text) {
   if (eq == std::string::npos || eq == 0)
     throw Error("--input \"" + text + "\": expected KEY=SHAPE[:DTYPE], e.g. input.x=32x100:float32");
   InputSpec spec;
-  std::vector<std::string> parts;
-  const std::string key = text.substr(0, eq);
-  size_t start = 0;
-  while (true) {
-    const size_t dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (parts.back().empty()) throw Error("--input \"" + text + "\": empty part in key \"" + key + "\"");
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  spec.key = NestedKey(parts);
+  spec.key = dottedKey(text.substr(0, eq), "--input \"" + text + "\"");
   std::string shape = text.substr(eq + 1);
   if (const size_t colon = shape.find(':'); colon != std::string::npos) {
     spec.dtype = parseDtype(shape.substr(colon + 1));
     shape = shape.substr(0, colon);
   }
   if (shape.empty() || shape == "scalar") return spec;
-  start = 0;
+  size_t start = 0;
   while (true) {
     const size_t x = shape.find('x', start);
     const std::string dim = shape.substr(start, x == std::string::npos ? std::string::npos : x - start);
@@ -176,7 +166,13 @@ InputSpec parseInputSpec(const std::string& text) {
   return spec;
 }
 
-TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed) {
+TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& givenShapes, uint64_t seed,
+                              const InputValues& values) {
+  // A key given with its values takes the shape and dtype of its tensor; its random draw is then
+  // replaced by the tensor itself (the draws of the other keys stay those of the seed).
+  std::vector<InputSpec> overrides = givenShapes;
+  for (const auto& [key, tensor] : values)
+    overrides.push_back({key, tensor.sizes().vec(), tensor.scalar_type()});
   ModelFile withInputs = model;
   for (const InputSpec& o : overrides) {
     bool replaced = false;
@@ -214,7 +210,9 @@ TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpe
   }
   // A plain archive has no batch size: take none, so any shape is accepted.
   try {
-    return makeExampleInputs(withInputs, seed);
+    TensorDict inputs = makeExampleInputs(withInputs, seed);
+    for (const auto& [key, tensor] : values) inputs.set(key, tensor.clone());
+    return inputs;
   } catch (const KeyError& e) {
     throw Error(std::string("input shapes do not fit the model's batch size: ") + e.what());
   }

@@ -112,12 +112,14 @@ TracedModel ModelWorker::open(const std::string& path, GraphDetail detail) {
   return tracedModelFromJsonValue(answer.at("model"));
 }
 
-WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options) {
+WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
+                                       const std::vector<char>& inputValues) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
-  const json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
-                    {"atol", options.atol}, {"rtol", options.rtol},
-                    {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)}};
+  json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
+              {"atol", options.atol}, {"rtol", options.rtol},
+              {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)}};
+  if (!inputValues.empty()) req["input_values"] = json::binary(std::vector<uint8_t>(inputValues.begin(), inputValues.end()));
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "verify"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   WorkerVerifyResult result;
@@ -127,11 +129,13 @@ WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uin
   return result;
 }
 
-std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs, uint64_t seed) {
+std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs, uint64_t seed,
+                                            const std::vector<char>& inputValues) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
-  const json answer = decode(request(json::to_cbor(json{{"op", "run"}, {"inputs", worker::inputsJson(inputs)}, {"seed", seed}}),
-                                     limits_.requestSeconds, "run"));
+  json req{{"op", "run"}, {"inputs", worker::inputsJson(inputs)}, {"seed", seed}};
+  if (!inputValues.empty()) req["input_values"] = json::binary(std::vector<uint8_t>(inputValues.begin(), inputValues.end()));
+  const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "run"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   return worker::recordsFromJson(answer.at("records"));
 }

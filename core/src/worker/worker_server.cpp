@@ -199,6 +199,14 @@ void plantedFault() {
   if (std::string(fault) == "exception") throw std::out_of_range("vector::_M_range_check (planted by TDFX_TEST_PLANT_FAULT)");
 }
 
+// The tensors of a request's "input_values" (a torch.save file's bytes), read here, in the
+// sandboxed worker: the caller only passes the bytes on.
+InputValues givenValues(const json& req) {
+  if (!req.contains("input_values")) return {};
+  const auto& bytes = req.at("input_values").get_binary();
+  return inputValuesFromPickle(std::vector<char>(bytes.begin(), bytes.end()));
+}
+
 struct WorkerState {
   std::optional<ModelFile> model;
   std::unique_ptr<GraphModule> graphModule;
@@ -260,7 +268,8 @@ def forward(self, x: Tensor) -> Tensor:
   json verify(const json& req) {
     const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
-    const TensorDict inputs = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>());
+    const TensorDict inputs =
+        verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), givenValues(req));
     VerifyOptions options;
     options.atol = req.at("atol").get<double>();
     options.rtol = req.at("rtol").get<double>();
@@ -275,7 +284,9 @@ def forward(self, x: Tensor) -> Tensor:
   json run(const json& req) {
     const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
-    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>()), out;
+    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(),
+                                       givenValues(req)),
+               out;
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }
 

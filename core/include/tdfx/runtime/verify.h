@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tdfx/model/model_file.h"
+#include "tdfx/runtime/input_values.h"
 #include "tdfx/runtime/graph_module.h"
 
 namespace tdfx {
@@ -76,9 +77,11 @@ struct VerifyReport {
 };
 
 /// Builds the inputs: the file's example inputs, then `overrides` (replacing or adding keys), all
-/// drawn from a generator seeded with `seed`. Throws tdfx::Error naming every in key that has no
-/// shape, and the --input flag that would give one, or when a shape does not fit the batch size.
-TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed);
+/// drawn from a generator seeded with `seed`; then each key of `values` is its given tensor (a
+/// copy), values included. Throws tdfx::Error naming every in key that has no shape, and the
+/// --input flag that would give one, or when a shape does not fit the batch size.
+TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed,
+                              const InputValues& values = {});
 
 /// Runs `eager` and `traced` on copies of `inputs` and compares every out key, and every node with
 /// the eager value it stands for. Each pass gets its own deep copy of the inputs and starts from

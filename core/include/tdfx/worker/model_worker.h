@@ -78,10 +78,14 @@ class ModelWorker {
   /// the GUI asks for it after the first frame and keeps them beside the graph (applyParameterStats
   /// puts them in a graph that is not shown yet).
   std::vector<ParameterStats> parameterStats();
-  /// Verifies the open model on inputs built from the file's example inputs and `inputs`.
-  WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options);
-  /// One recorded run of the traced graph: each node's outputs and time.
-  std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed);
+  /// Verifies the open model on inputs built from the file's example inputs and `inputs`, then the
+  /// tensors of `inputValues` as they are: the bytes of a file torch.save wrote (a dict {"input.x":
+  /// tensor}), sent as they are and read in the worker (inputValuesFromPickle), never here.
+  WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
+                            const std::vector<char>& inputValues = {});
+  /// One recorded run of the traced graph: each node's outputs and time. Inputs as verify's.
+  std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed,
+                                 const std::vector<char>& inputValues = {});
   /// Every parameter and buffer of the open model with its values (for tdfx-cli diff). The answer
   /// is 8 bytes per value and must fit a 1 GiB frame: about 130 million values.
   std::vector<ParameterValues> parameterValues();

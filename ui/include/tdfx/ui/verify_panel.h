@@ -53,6 +53,12 @@ class VerifyPanel : public QWidget {
   void cancel();
   /// The specs in the input table; throws tdfx::Error naming the row that does not parse.
   std::vector<InputSpec> inputSpecs() const;
+  /// Inputs given with their values: a file torch.save wrote (a dict {"input.x": tensor} or a
+  /// tuple of pairs), as tdfx-cli --input-values reads it. Its tensors are the inputs of their keys
+  /// in each run, values included; the rows of the other keys are drawn. Empty: none. Cleared
+  /// when another model is opened. The "Values..." button chooses it (cancel clears it).
+  void setInputValuesFile(const QString& path);
+  QString inputValuesFile() const { return valuesFile_; }
 
   QTableWidget* inputTable() const { return inputs_; }
   QTableWidget* resultTable() const { return results_; }
@@ -93,6 +99,8 @@ class VerifyPanel : public QWidget {
   QDoubleSpinBox* rtol_;
   QPushButton* runButton_;
   QPushButton* cancelButton_;
+  QPushButton* valuesButton_;
+  QString valuesFile_;
   QProgressBar* progress_;
   QTableWidget* results_;
   QLabel* summary_;

@@ -1,0 +1,94 @@
+#include "tdfx/runtime/input_values.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include "tdfx/error.h"
+#include "tdfx/util/display_text.h"
+
+namespace tdfx {
+
+std::vector<char> readInputValuesFile(const std::string& path, const std::string& where) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw Error(where + ": no such file");
+  if (!std::filesystem::is_regular_file(status))
+    throw Error(where + ": not a regular file, expected tensors saved with torch.save");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(where + ": cannot read the file: " + ec.message());
+  if (size > kMaxInputValuesBytes)
+    throw Error(where + ": " + std::to_string(size >> 20) + " MiB, over the " + std::to_string(kMaxInputValuesBytes >> 20) +
+                " MiB tdfx takes as input values");
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> bytes(size);
+  if (!in || !in.read(bytes.data(), static_cast<std::streamsize>(size))) throw Error(where + ": cannot read the file");
+  return bytes;
+}
+
+NestedKey dottedKey(const std::string& text, const std::string& what) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = text.find('.', start);
+    parts.push_back(text.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (parts.back().empty()) throw Error(what + ": empty part in key \"" + text + "\"");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return NestedKey(std::move(parts));
+}
+
+namespace {
+
+constexpr const char* kExpected =
+    "expected a dict {\"input.x\": tensor} or a tuple of (\"input.x\", tensor) pairs saved with torch.save";
+
+void add(InputValues& out, const c10::IValue& key, const c10::IValue& value) {
+  if (!key.isString()) throw Error("input values: a key is " + std::string(key.tagKind()) + "; " + kExpected);
+  const std::string name = key.toStringRef();
+  if (!value.isTensor())
+    throw Error("input values: \"" + capText(name, 200) + "\" is " + std::string(value.tagKind()) + ", expected a tensor");
+  const at::Tensor& t = value.toTensor();
+  if (t.is_sparse() || t.is_quantized() || !t.device().is_cpu())
+    throw Error("input values: \"" + capText(name, 200) + "\" must be a dense CPU tensor");
+  out.emplace_back(dottedKey(name, "input values"), t);
+}
+
+}  // namespace
+
+InputValues inputValuesFromPickle(const std::vector<char>& bytes) {
+  c10::IValue value;
+  try {
+    value = torch::jit::pickle_load(bytes);
+  } catch (const c10::Error& e) {
+    std::string what = e.what_without_backtrace();
+    what = what.substr(0, what.find('\n'));
+    // LibTorch 1.13's unpickler lacks pickle's one-item opcodes, SETITEM ('s', 0x73) and APPEND
+    // ('a', 0x61), which Python writes for a dict or list of exactly one item.
+    if (what.find("Unknown opcode for unpickling at 0x73") != std::string::npos ||
+        what.find("Unknown opcode for unpickling at 0x61") != std::string::npos)
+      throw Error("input values: LibTorch cannot read a dict or list of one item as torch.save writes it; save a "
+                  "tuple of pairs instead: torch.save(((\"input.x\", x),), FILE)");
+    throw Error("input values: not a file torch.save wrote (" + capText(what, 200) + "); " + kExpected);
+  }
+  InputValues out;
+  if (value.isGenericDict()) {
+    for (const auto& item : value.toGenericDict()) add(out, item.key(), item.value());
+    return out;
+  }
+  if (value.isTuple() || value.isList()) {
+    const std::vector<c10::IValue> items =
+        value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
+    for (const c10::IValue& pair : items) {
+      if (!pair.isTuple() || pair.toTupleRef().elements().size() != 2)
+        throw Error(std::string("input values: an item is ") + pair.tagKind() + ", not a (key, tensor) pair; " + kExpected);
+      add(out, pair.toTupleRef().elements()[0], pair.toTupleRef().elements()[1]);
+    }
+    return out;
+  }
+  throw Error(std::string("input values: ") + kExpected + ", got " + value.tagKind());
+}
+
+}  // namespace tdfx

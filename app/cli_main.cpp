@@ -79,8 +79,8 @@ tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) 
 // --shapes: one run in the worker on the file's example inputs (or --input overrides) records each
 // node's outputs into the graph's metadata.
 void recordShapes(tdfx::ModelWorker& worker, tdfx::TracedModel& model, const std::vector<std::string>& inputs,
-                  uint64_t seed, const std::string& inputValues = "") {
-  tdfx::applyRunRecords(*model.traced.graph, worker.run(parseInputs(inputs), seed, readInputValues(inputValues)));
+                  uint64_t seed, const std::vector<char>& inputValues = {}) {
+  tdfx::applyRunRecords(*model.traced.graph, worker.run(parseInputs(inputs), seed, inputValues));
 }
 
 struct TraceOptions {
@@ -179,8 +179,9 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   if (sameFile(f.model, f.output))
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
   tdfx::ModelWorker worker(w.limits());
+  const std::vector<char> values = readInputValues(f.inputValues);  // a wrong path is said before the model loads
   tdfx::TracedModel model = openModel(worker, f.model);
-  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed, f.inputValues);
+  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed, values);
   if (isTorchScript(f.output)) {
     // The worker builds the archive (it runs the model's code); this process writes the file.
     const tdfx::TorchScriptArchive archive = worker.torchScript();
@@ -323,8 +324,8 @@ int runCli(int argc, char** argv) {
                      "Input KEY=SHAPE[:DTYPE] (key parts joined by '.'), e.g. input.x=2x3x224x224:float32; "
                      "overrides the file's example_inputs");
   verify->add_option("--input-values", v.inputValues,
-                     "A dict {\"input.x\": tensor} saved with torch.save: those inputs are these tensors, values "
-                     "included (the others are drawn from --seed)");
+                     "Tensors saved with torch.save, e.g. torch.save(((\"input.x\", x),), FILE) (a dict of two or more "
+                     "keys too): those inputs are these tensors, values included (the others are drawn from --seed)");
   verify->add_option("--seed", v.seed, "Seed for the random inputs (default 0)");
   verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
   verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
@@ -348,12 +349,13 @@ int runCli(int argc, char** argv) {
                         "Refuse a picture of more than N nodes, naming the --depth that fits (default: no limit)")
       ->check(CLI::PositiveNumber);
   exportCmd->add_option("--rankdir", x.rankdir, "Layout direction")->check(CLI::IsMember({"TB", "LR"}));
-  exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
+  auto* shapesOpt = exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
   exportCmd->add_flag("--checks", x.checks,
                       "tdfx style: draw input checks (torch._assert and what only feeds it) instead of a badge");
   exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
   exportCmd->add_option("--input-values", x.inputValues,
-                        "With --shapes: a dict {\"input.x\": tensor} saved with torch.save, run as they are");
+                        "With --shapes: tensors saved with torch.save, run as they are (see verify)")
+      ->needs(shapesOpt);
   exportCmd->add_option("--seed", x.seed, "With --shapes: seed for the random inputs");
 
   DiffFlags d;

@@ -282,11 +282,11 @@ def _input_keys(obj: ModuleOrPath) -> List[str]:
         raise TdfxError("inputs: a tensor without its key is for a module; for a file, give "
                         "inputs={key: tensor}")
     keys = getattr(obj, "in_keys", None)
+    if keys is None and tdfx_export.is_plain_module(obj):
+        keys = tdfx_export.plain_in_keys(obj)
     if keys is None:
-        import inspect
-        keys = [p.name for p in inspect.signature(obj.forward).parameters.values()
-                if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return [".".join(k) if isinstance(k, tuple) else str(k) for k in keys]
+        raise TdfxError(f"inputs: {type(obj).__name__} does not say its in_keys: give inputs={{key: tensor}}")
+    return list(keys)
 
 
 def _is_tensor(value: Any) -> bool:
@@ -316,15 +316,17 @@ def _input_args(obj: ModuleOrPath, inputs: Any) -> List[str]:
         raise TdfxError(f"inputs: expected a tensor, a tuple of tensors or a dict {{key: tensor or shape}}, "
                         f"got {type(inputs).__name__}")
     flags: List[str] = []
-    values: Dict[str, Any] = {}
+    values: List[Tuple[Any, Any]] = []
     for key, value in inputs.items():
         name = ".".join(key) if isinstance(key, tuple) else str(key)
         if _is_tensor(value):
-            values[name] = value.detach().cpu().clone()  # its own storage: a view saves only itself
+            # Saved with its key as given: a tuple stays a tuple, so a part holding "." stays one part.
+            saved_key = tuple(str(p) for p in key) if isinstance(key, tuple) else str(key)
+            values.append((saved_key, value.detach().cpu().clone()))  # its own storage: a view saves only itself
             continue
         dtype = "float32"
         if (isinstance(value, tuple) and len(value) == 2 and _shape(value[0]) and value[0] != ()
-                and str(value[1]).startswith("torch.")):
+                and type(value[1]).__name__ == "dtype"):
             value, dtype = value[0], str(value[1]).replace("torch.", "")
         if not (_shape(value) and value):
             # A TypeError from list(5) before (issue 35, finding 10): said as what was expected.
@@ -336,12 +338,21 @@ def _input_args(obj: ModuleOrPath, inputs: Any) -> List[str]:
         import torch  # only when tensors are given: they are torch's
         path = _private_file(f"inputs-{next(_counter)}.pt")
         # A tuple of pairs: LibTorch 1.13 cannot read a dict of one item as torch.save writes it.
-        torch.save(tuple(values.items()), path)
+        torch.save(tuple(values), path)
         flags += ["--input-values", path]
     return flags
 
 
 _counter = itertools.count()
+
+
+def _remove_values_file(flags: List[str]) -> None:
+    """Removes the file _input_args saved the tensors in, once tdfx-cli has read it."""
+    if "--input-values" in flags:
+        try:
+            os.unlink(flags[flags.index("--input-values") + 1])
+        except OSError:
+            pass
 
 
 # ---- trace --------------------------------------------------------------------------------------
@@ -352,20 +363,26 @@ class Trace:
 
     text: str
 
-    # The text is `print(gm.graph)` then `gm.code`. No line of a graph is empty, and the code starts
-    # with one ("\n\n\ndef forward", or "\ntorch.fx._symbolic_trace.wrap(...)" before it): the first
-    # empty line is where the code begins.
+    # The text is `print(gm.graph)`, then `gm.code`, which starts "\n\n\ndef forward" or, when
+    # functions are wrapped, "\ntorch.fx._symbolic_trace.wrap(": the graph ends where one of those
+    # follows its newline (a graph line may itself hold a string constant with empty lines).
+
+    def _split(self) -> int:
+        ends = [i for i in (self.text.find("\n\n\n\ndef "), self.text.find("\n\ntorch.fx._symbolic_trace.wrap("))
+                if i >= 0]
+        return min(ends) if ends else -1
 
     @property
     def graph(self) -> str:
         """The FX graph, as `str(graph_module.graph)` is."""
-        return self.text.partition("\n\n")[0]
+        end = self._split()
+        return self.text if end < 0 else self.text[:end]
 
     @property
     def code(self) -> str:
         """The generated Python code, as `graph_module.code` is, its leading newlines included."""
-        _, separator, rest = self.text.partition("\n\n")
-        return "\n" + rest if separator else ""
+        end = self._split()
+        return "" if end < 0 else self.text[end + 1:]
 
     def __str__(self) -> str:
         return self.text
@@ -535,7 +552,10 @@ def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol
     args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
             repr(float(rtol)), *given]
     # 0: passed, 3: compared and different (a result, not an error); anything else is an error.
-    run = _cli(args, "tdfx: verifying", ok=(0, 3))
+    try:
+        run = _cli(args, "tdfx: verifying", ok=(0, 3))
+    finally:
+        _remove_values_file(given)
     try:
         report = json.loads(run.stdout.decode("utf-8"))
     except ValueError:

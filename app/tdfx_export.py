@@ -210,16 +210,20 @@ def _spec_and_modules(obj, path, convert):
     }
 
 
+def plain_in_keys(module):
+    """A plain nn.Module's in keys: its forward's parameters without a default."""
+    return [p.name for p in inspect.signature(module.forward).parameters.values()
+            if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
 def _plain_as_td_module(module):
     """A plain nn.Module as a TensorDictModule: keys from the forward signature."""
-    params = [p for p in inspect.signature(module.forward).parameters.values()
-              if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
     class Plain:
         pass
 
     plain = Plain()
-    plain.module, plain.in_keys = module, [p.name for p in params]
+    plain.module, plain.in_keys = module, plain_in_keys(module)
 
     def out_keys_of(converted):
         # One key per value the TorchScript forward returns: a tuple's elements, else one.

@@ -327,7 +327,13 @@ class ApiTest(unittest.TestCase):
         drawn = tdfx.verify(m, {"x": (8,)}).rows[0]["shape"]  # a shape: random values, from the seed
         self.assertNotEqual(drawn, [8])
         self.assertEqual(tdfx.verify(m, {"x": ((8,), torch.float64)}).report["inputs"][0]["dtype"], "float64")
-        self.assertIn("float32[8]", tdfx.draw(m, inputs=torch.ones(8)).svg)  # draw runs on them too
+        self.assertIn("float32[2]", tdfx.draw(m, inputs=torch.tensor([0.0, 1.0, 2.0])).svg)  # draw runs on them too
+        with self.assertRaises(tdfx.TdfxError) as e:
+            tdfx.verify(m, {"y": torch.ones(2)})
+        self.assertEqual(str(e.exception), "input values: 'y' is not an input of the model (its inputs: 'x')")
+        before = set(os.listdir(tdfx._private_dir))
+        tdfx.verify(m, torch.ones(3))
+        self.assertEqual(set(os.listdir(tdfx._private_dir)) - before, set())  # its values file is gone once read
         with self.assertRaises(tdfx.TdfxError) as e:
             tdfx.verify(m, (torch.ones(2), torch.ones(2)))
         self.assertEqual(str(e.exception), "inputs: 2 tensor(s) given, but Positive takes 1 input(s) (x): "
@@ -335,11 +341,13 @@ class ApiTest(unittest.TestCase):
         # The CLI's flag, with a file that is not a dict of tensors and one that is not there.
         path = os.path.join(self.tmp.name, "positive.pt")
         torch.jit.script(m).save(path)
+        masker = os.path.join(self.tmp.name, "masker.pt")
+        torch.jit.script(Masker()).save(masker)
         values = os.path.join(self.tmp.name, "values.pt")
-        torch.save({"x": torch.ones(3), "y": torch.ones(2)}, values)  # two keys: a dict LibTorch reads
-        run = subprocess.run([CLI, "verify", path, "--input-values", values, "--json"], capture_output=True, text=True)
+        torch.save({"x": torch.ones(2, 3), "mask": torch.ones(2, 3)}, values)  # two keys: a dict LibTorch reads
+        run = subprocess.run([CLI, "verify", masker, "--input-values", values, "--json"], capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertEqual(json.loads(run.stdout)["keys"][0]["shape"], [3])
+        self.assertEqual(json.loads(run.stdout)["keys"][0]["shape"], [2, 3])
         torch.save({"x": torch.ones(3)}, values)  # one: Python's SETITEM, which LibTorch 1.13 cannot read
         run = subprocess.run([CLI, "verify", path, "--input-values", values], capture_output=True, text=True)
         self.assertEqual((run.returncode, run.stderr), (1, "tdfx-cli: error: input values: LibTorch cannot read a "

@@ -59,13 +59,34 @@ TEST(InputValues, AnythingButADictOfTensorsIsSaidInOneLine) {
             "with torch.save, got Tensor");
   c10::Dict<std::string, int64_t> numbers;
   numbers.insert("x", 5);
-  EXPECT_EQ(errorOf(saved(numbers)), "input values: \"x\" is Int, expected a tensor");
+  EXPECT_EQ(errorOf(saved(numbers)), "input values: 'x' is Int, expected a tensor");
   c10::Dict<std::string, at::Tensor> emptyPart;
   emptyPart.insert("input..x", at::ones({1}));
   EXPECT_EQ(errorOf(saved(emptyPart)), "input values: empty part in key \"input..x\"");
   const std::string garbage = errorOf(std::vector<char>{'n', 'o', 't', ' ', 'a', ' ', 'p', 'i', 'c', 'k', 'l', 'e'});
   EXPECT_EQ(garbage.rfind("input values: not a file torch.save wrote (", 0), 0u) << garbage;
   EXPECT_EQ(garbage.find('\n'), std::string::npos) << garbage;
+}
+
+TEST(InputValues, ATupleKeyKeepsAPartThatHoldsADot) {
+  // In a tuple of pairs, as tdfx.verify saves them (LibTorch's dict cannot hash a tuple key).
+  using c10::ivalue::Tuple;
+  const InputValues values = inputValuesFromPickle(saved(Tuple::create(
+      {Tuple::create({Tuple::create({"input", "a.b"}), at::ones({1})}), Tuple::create({"c.d", at::zeros({1})})})));
+  ASSERT_EQ(values.size(), 2u);
+  EXPECT_EQ(values[0].first, NestedKey({"input", "a.b"}));
+  EXPECT_EQ(values[1].first, NestedKey({"c", "d"}));
+}
+
+TEST(InputValues, AKeyTheModelDoesNotReadIsAnError) {
+  const ModelFile model = loadModelFile(fixture("seed_sequential.pt"));
+  try {
+    verificationInputs(model, {}, 0, {{NestedKey({"input", "typo"}), at::ones({2})}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("input values: ('input', 'typo') is not an input of the model (its inputs: ", 0), 0u)
+        << e.what();
+  }
 }
 
 TEST(InputValues, GivenTensorsAreTheInputsAndTheOthersAreTheSeedsDraws) {
@@ -80,6 +101,13 @@ TEST(InputValues, GivenTensorsAreTheInputsAndTheOthersAreTheSeedsDraws) {
   EXPECT_TRUE(at::equal(given.get(keys[1]), drawn.get(keys[1])));  // the other inputs: the seed's
   // A copy: the run cannot change the caller's tensor.
   EXPECT_NE(given.get(keys[0]).data_ptr(), mine.data_ptr());
+  // A tensor of another shape than its row: the other inputs still get the seed's draws.
+  std::vector<int64_t> other = drawn.get(keys[0]).sizes().vec();
+  other.back() += 3;
+  const at::Tensor wider = at::zeros(other, drawn.get(keys[0]).options());
+  const TensorDict givenWider = verificationInputs(model, {}, 7, {{keys[0], wider}});
+  EXPECT_TRUE(at::equal(givenWider.get(keys[0]), wider));
+  EXPECT_TRUE(at::equal(givenWider.get(keys[1]), drawn.get(keys[1])));
 }
 
 }  // namespace

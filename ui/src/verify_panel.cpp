@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QDoubleSpinBox>
 #include <QFontDatabase>
@@ -202,16 +203,18 @@ void VerifyPanel::setInputValuesFile(const QString& path) {
   valuesFile_ = path;
   valuesButton_->setText(path.isEmpty() ? tr("Values...") : tr("Values: %1").arg(QFileInfo(path).fileName()));
   valuesButton_->setToolTip(
-      path.isEmpty() ? tr("Run on tensors of your own: a file saved with torch.save, {\"input.x\": tensor} or a tuple "
-                          "of (key, tensor) pairs. Their keys use these values; the other rows are drawn from the seed.")
+      path.isEmpty() ? tr("Run on tensors of your own: a file saved with torch.save, a tuple of (\"input.x\", tensor) pairs "
+                          "or a dict of two or more keys. Their keys use these values; the other rows are drawn from "
+                          "the seed.")
                      : tr("%1: its tensors are the inputs of their keys. Click to choose another; cancel to drop it.")
                            .arg(QDir::toNativeSeparators(path)));
 }
 
 void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
   cancel();  // a run on the previous model (perhaps endless) stops with its worker
+  // The values stay for a new version of the same file (follow-file), not for another model.
+  if (!session || !session_ || session->traced.model.path != session_->traced.model.path) setInputValuesFile({});
   session_ = std::move(session);
-  setInputValuesFile({});  // another model's values
   inputs_->setRowCount(0);
   results_->setRowCount(0);
   runButton_->setEnabled(session_ != nullptr);
@@ -329,7 +332,7 @@ void VerifyPanel::run() {
   const std::shared_ptr<const ModelSession> session = session_;  // kept alive by the job
   // The model runs in the session's worker process; this thread only waits for its answer. A
   // worker that was cancelled or died is started again, and opens the model again, on demand.
-  const std::string valuesFile = valuesFile_.toStdString();
+  const std::string valuesFile = QFile::encodeName(valuesFile_).toStdString();  // the file system's bytes
   watcher_.setFuture(QtConcurrent::run(&pool_, [session, specs, seed, options, valuesFile]() -> VerifyRun {
     try {
       // Read here, off the window's thread (up to 512 MiB), and parsed by the worker.

@@ -13,7 +13,8 @@ namespace tdfx {
 std::vector<char> readInputValuesFile(const std::string& path, const std::string& where) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) throw Error(where + ": no such file");
+  if (ec && ec != std::errc::no_such_file_or_directory) throw Error(where + ": cannot read the file: " + ec.message());
+  if (!std::filesystem::exists(status)) throw Error(where + ": no such file");
   if (!std::filesystem::is_regular_file(status))
     throw Error(where + ": not a regular file, expected tensors saved with torch.save");
   const auto size = std::filesystem::file_size(path, ec);
@@ -33,7 +34,7 @@ NestedKey dottedKey(const std::string& text, const std::string& what) {
   while (true) {
     const size_t dot = text.find('.', start);
     parts.push_back(text.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (parts.back().empty()) throw Error(what + ": empty part in key \"" + text + "\"");
+    if (parts.back().empty()) throw Error(what + ": empty part in key \"" + escapeControls(capText(text, 200)) + "\"");
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
@@ -45,15 +46,31 @@ namespace {
 constexpr const char* kExpected =
     "expected a dict {\"input.x\": tensor} or a tuple of (\"input.x\", tensor) pairs saved with torch.save";
 
+// A key as a string, its parts joined by "." as --input writes them, or as a tuple of strings (a
+// part that holds a "." itself: tdfx.verify saves tuple keys so).
+NestedKey keyOf(const c10::IValue& key) {
+  if (key.isString()) return dottedKey(key.toStringRef(), "input values");
+  if (key.isTuple()) {
+    std::vector<std::string> parts;
+    for (const c10::IValue& part : key.toTupleRef().elements()) {
+      if (!part.isString() || part.toStringRef().empty()) break;
+      parts.push_back(part.toStringRef());
+    }
+    if (!parts.empty() && parts.size() == key.toTupleRef().elements().size()) return NestedKey(std::move(parts));
+  }
+  throw Error("input values: a key is " + std::string(key.tagKind()) + ", not a string or a tuple of non-empty strings; " +
+              kExpected);
+}
+
 void add(InputValues& out, const c10::IValue& key, const c10::IValue& value) {
-  if (!key.isString()) throw Error("input values: a key is " + std::string(key.tagKind()) + "; " + kExpected);
-  const std::string name = key.toStringRef();
+  const NestedKey name = keyOf(key);
   if (!value.isTensor())
-    throw Error("input values: \"" + capText(name, 200) + "\" is " + std::string(value.tagKind()) + ", expected a tensor");
+    throw Error("input values: " + escapeControls(capText(keyRepr(name), 200)) + " is " + std::string(value.tagKind()) +
+                ", expected a tensor");
   const at::Tensor& t = value.toTensor();
   if (t.is_sparse() || t.is_quantized() || !t.device().is_cpu())
-    throw Error("input values: \"" + capText(name, 200) + "\" must be a dense CPU tensor");
-  out.emplace_back(dottedKey(name, "input values"), t);
+    throw Error("input values: " + escapeControls(capText(keyRepr(name), 200)) + " must be a dense CPU tensor");
+  out.emplace_back(name, t);
 }
 
 }  // namespace

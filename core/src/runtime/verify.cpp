@@ -168,11 +168,21 @@ InputSpec parseInputSpec(const std::string& text) {
 
 TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& givenShapes, uint64_t seed,
                               const InputValues& values) {
-  // A key given with its values takes the shape and dtype of its tensor; its random draw is then
-  // replaced by the tensor itself (the draws of the other keys stay those of the seed).
+  // A key given with its values is drawn as its row says (so every other key gets the draw it
+  // would get without the values), then replaced by the tensor. Only a key with no row at all is
+  // given the tensor's shape and dtype to draw.
   std::vector<InputSpec> overrides = givenShapes;
-  for (const auto& [key, tensor] : values)
-    overrides.push_back({key, tensor.sizes().vec(), tensor.scalar_type()});
+  for (const auto& [key, tensor] : values) {
+    const auto& inKeys = model.module->inKeys();
+    if (std::find(inKeys.begin(), inKeys.end(), key) == inKeys.end())
+      throw Error("input values: " + keyRepr(key) + " is not an input of the model (its inputs: " +
+                  keysToString(inKeys) + ")");
+    const auto hasRow = [&key](const std::vector<InputSpec>& specs) {
+      return std::any_of(specs.begin(), specs.end(), [&key](const InputSpec& s) { return s.key == key; });
+    };
+    if (!hasRow(overrides) && !hasRow(model.exampleInputs))
+      overrides.push_back({key, tensor.sizes().vec(), tensor.scalar_type()});
+  }
   ModelFile withInputs = model;
   for (const InputSpec& o : overrides) {
     bool replaced = false;

@@ -112,6 +112,13 @@ TracedModel ModelWorker::open(const std::string& path, GraphDetail detail) {
   return tracedModelFromJsonValue(answer.at("model"));
 }
 
+namespace {
+// A file of input values travels as its bytes; the worker parses them (inputValuesFromPickle).
+void addInputValues(json& req, const std::vector<char>& bytes) {
+  if (!bytes.empty()) req["input_values"] = json::binary(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+}
+}  // namespace
+
 WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
                                        const std::vector<char>& inputValues) {
   std::lock_guard<std::mutex> lock(requestMutex_);
@@ -119,7 +126,7 @@ WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uin
   json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
               {"atol", options.atol}, {"rtol", options.rtol},
               {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)}};
-  if (!inputValues.empty()) req["input_values"] = json::binary(std::vector<uint8_t>(inputValues.begin(), inputValues.end()));
+  addInputValues(req, inputValues);
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "verify"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   WorkerVerifyResult result;
@@ -134,7 +141,7 @@ std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   json req{{"op", "run"}, {"inputs", worker::inputsJson(inputs)}, {"seed", seed}};
-  if (!inputValues.empty()) req["input_values"] = json::binary(std::vector<uint8_t>(inputValues.begin(), inputValues.end()));
+  addInputValues(req, inputValues);
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "run"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   return worker::recordsFromJson(answer.at("records"));

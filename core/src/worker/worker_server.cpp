@@ -266,10 +266,11 @@ def forward(self, x: Tensor) -> Tensor:
   }
 
   json verify(const json& req) {
+    const InputValues values = givenValues(req);  // the unpickler's, before the model's forward runs
     const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
     const TensorDict inputs =
-        verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), givenValues(req));
+        verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values);
     VerifyOptions options;
     options.atol = req.at("atol").get<double>();
     options.rtol = req.at("rtol").get<double>();
@@ -282,10 +283,10 @@ def forward(self, x: Tensor) -> Tensor:
   }
 
   json run(const json& req) {
+    const InputValues values = givenValues(req);  // the unpickler's, before the model's forward runs
     const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
-    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(),
-                                       givenValues(req)),
+    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values),
                out;
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }

@@ -1,6 +1,7 @@
 #pragma once
 // Input tensors given with their values (tdfx-cli --input-values, Python's tdfx.verify(m, tensor)):
 // a user's real data, used as it is, where the other inputs are drawn at random from a seed.
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -131,7 +131,7 @@ struct ExportFlags {
   std::string model, output, style = "tdfx", rankdir = "TB", inputValues;
   int depth = -1;
   size_t maxNodes = 0;  // 0: no limit
-  bool expandAll = false, shapes = false, checks = false;
+  bool expandAll = false, shapes = false, checks = false, shapeArithmetic = false;
   std::vector<std::string> inputs;
   uint64_t seed = 0;
 };
@@ -201,6 +201,7 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   options.rankdir = f.rankdir;
   options.shapes = f.shapes;
   options.checks = f.checks;
+  options.shapeArithmetic = f.shapeArithmetic;
   options.hierarchy.expandAll = f.expandAll;
   if (f.depth >= 0) options.hierarchy.depth = f.depth;
   tdfx::ViewGraph view = tdfx::buildView(model.traced, options);
@@ -352,6 +353,9 @@ int runCli(int argc, char** argv) {
   auto* shapesOpt = exportCmd->add_flag("--shapes", x.shapes, "Run once and show output shapes and dtypes");
   exportCmd->add_flag("--checks", x.checks,
                       "tdfx style: draw input checks (torch._assert and what only feeds it) instead of a badge");
+  exportCmd->add_flag("--shape-arithmetic", x.shapeArithmetic,
+                      "tdfx style: draw size computations (x.shape, getitem, //, * on sizes) as nodes instead of one "
+                      "shape node per use");
   exportCmd->add_option("--input", x.inputs, "With --shapes: input KEY=SHAPE[:DTYPE]");
   exportCmd->add_option("--input-values", x.inputValues,
                         "With --shapes: tensors saved with torch.save, run as they are (see verify)")

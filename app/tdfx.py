@@ -457,7 +457,8 @@ def _too_large(error: TdfxError) -> Optional[str]:
 
 def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int] = None, shapes: bool = False,
          checks: bool = False, example_inputs: Inputs = None, png: bool = False,
-         max_nodes: Optional[int] = 2000, inputs: Any = None, seed: int = 0) -> Drawing:
+         max_nodes: Optional[int] = 2000, inputs: Any = None, seed: int = 0,
+         shape_arithmetic: bool = False) -> Drawing:
     """Draws the traced graph as `tdfx-cli export` does and returns it as a Drawing.
 
     style: "tdfx" (keys as nodes, modules as clusters) or "fx" (torch.fx's FxGraphDrawer picture).
@@ -466,6 +467,8 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     inputs, seed: as verify's: the inputs of that run ({key: tensor or shape}); giving them implies
         shapes=True.
     checks: draw input checks (torch._assert) instead of folding them into a badge.
+    shape_arithmetic: draw size computations (x.shape, getitem, //, * on sizes) as nodes instead of
+        one "shape" node per use.
     png: also offer a PNG rendering to Jupyter (_repr_png_), for front ends without SVG.
     max_nodes: a picture of more nodes is refused with TdfxError naming the depth that fits, before
         any layout (Graphviz takes minutes on tens of thousands of nodes); None: no limit.
@@ -482,6 +485,8 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
         options += ["--shapes", "--seed", str(int(seed)), *given]
     if checks:
         options.append("--checks")
+    if shape_arithmetic:
+        options.append("--shape-arithmetic")
     if max_nodes is not None:
         if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
             raise TdfxError(f"max_nodes: expected an int >= 1 or None, got {max_nodes!r}")

@@ -145,6 +145,23 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(tdfx.TdfxError, "style must be 'tdfx' or 'fx'"):
             tdfx.draw(self.path, style="dot")
 
+    def test_shape_arithmetic_is_one_shape_node_per_use_unless_asked_for(self):
+        # Issue 36, defect 12: sizes computed from x.shape fold into one "shape" node beside their user.
+        class Patches(nn.Module):
+            def forward(self, x):
+                n, c, h, w = x.shape
+                return x.reshape(n, c, (h // 2) * (w // 2) * 4)
+
+        m = Patches()
+        folded = tdfx.draw(m)
+        self.assertIn('id="shape:reshape"', folded.svg)
+        self.assertIn("x.shape[2] // 2 * (x.shape[3] // 2) * 4", folded.svg)
+        self.assertNotIn('id="floordiv"', folded.svg)
+        drawn = tdfx.draw(m, shape_arithmetic=True)
+        self.assertNotIn('id="shape:reshape"', drawn.svg)
+        self.assertIn('id="floordiv"', drawn.svg)
+        self.assertEqual(folded.code, drawn.code)  # the code keeps every line
+
     def test_a_drawing_over_max_nodes_is_refused_before_any_layout(self):
         # Issue 35, finding 15: a flat 20,000-node chain took 30 s to draw and inlined a 15 MB SVG.
         # Over max_nodes the drawing is refused at once, naming the depth that fits, if any.

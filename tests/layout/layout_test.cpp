@@ -75,6 +75,7 @@ TEST(Layout, NoLabelRepeatsItsName) {
   const GraphModule gm = traceFixture("checked.pt");  // x.shape[1] in an input check
   ViewOptions options = optionsFor(ViewStyle::Tdfx, std::nullopt, true);
   options.checks = true;  // draws the shape arithmetic the check reads
+  options.shapeArithmetic = true;  // as nodes, not folded into a shape node
   const ViewGraph view = buildView(gm.traced(), options);
   int single = 0;
   for (const ViewNode& n : view.nodes) {

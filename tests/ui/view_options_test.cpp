@@ -3,6 +3,8 @@
 #include <QGraphicsItem>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QTextBlock>
+#include <QTest>
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
@@ -166,6 +168,45 @@ TEST(ViewOptions, TheOutputIsBadgedWhereTheGraphFollowsCodeFxDoesNotRun) {
     EXPECT_TRUE(key->fxDifference.empty()) << key->id;
     EXPECT_TRUE(w.scene()->checkBadge(QString::fromStdString(key->id)).isEmpty()) << key->id;
   }
+}
+
+
+// Issue 36, defect 12: ViT's first screen was shape arithmetic (getattr, getitem 0..3, floordiv, mul
+// before any layer). The sizes each node uses are one small "shape" node beside it, whose card says
+// what it holds; a double-click opens it; View > Show shape arithmetic draws them all.
+TEST(ViewOptions, ShapeArithmeticIsOneShapeNodePerUseThatADoubleClickOpens) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1200, 800);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, fixture("patches.pt")));  // n, c, h, w = x.shape; reshape(n, 8, (h // 2) * (w // 2))
+  GraphScene& scene = *w.scene();
+  QGraphicsItem* shape = scene.nodeItem(QStringLiteral("shape:reshape"));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_NE(scene.nodeItem(QStringLiteral("shape:expand")), nullptr);
+  for (const char* folded : {"getattr_1", "getitem", "floordiv", "mul"}) EXPECT_EQ(scene.nodeItem(folded), nullptr) << folded;
+  const QString card = scene.hoverCard(QStringLiteral("shape:reshape"));
+  EXPECT_TRUE(card.contains(QStringLiteral("shape arithmetic"))) << card.toStdString();
+  EXPECT_TRUE(card.contains(QStringLiteral("floordiv, floordiv_1, mul"))) << card.toStdString();
+  // Selecting it shows the lines it folds in the code.
+  w.selectNode(QStringLiteral("shape:reshape"));
+  EXPECT_NE(w.codeEditor()->textCursor().block().text().indexOf(QStringLiteral("getattr")), -1)
+      << w.codeEditor()->textCursor().block().text().toStdString();
+
+  w.view()->centerOn(shape);
+  QTest::qWait(50);
+  const QPoint at = w.view()->mapFromScene(shape->sceneBoundingRect().center());
+  ASSERT_TRUE(relayoutAndWait(w, [&] { QTest::mouseDClick(w.view()->viewport(), Qt::LeftButton, {}, at); }));
+  for (const char* opened : {"getattr_1", "floordiv", "mul"}) EXPECT_NE(scene.nodeItem(opened), nullptr) << opened;
+  EXPECT_EQ(scene.nodeItem(QStringLiteral("shape:reshape")), nullptr);
+  EXPECT_NE(scene.nodeItem(QStringLiteral("shape:expand")), nullptr) << "the other use stays folded";
+
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setShapeArithmeticShown(true); }));
+  EXPECT_EQ(scene.nodeItem(QStringLiteral("shape:expand")), nullptr);
+  EXPECT_NE(scene.nodeItem(QStringLiteral("getitem_4")), nullptr);
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setShapeArithmeticShown(false); }));
+  EXPECT_NE(scene.nodeItem(QStringLiteral("shape:reshape")), nullptr) << "off folds every use again";
+  EXPECT_EQ(scene.nodeItem(QStringLiteral("floordiv")), nullptr);
 }
 
 }  // namespace

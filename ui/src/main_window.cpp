@@ -207,6 +207,7 @@ void MainWindow::openFile(const QString& path) {
   options_.hierarchy.depth.reset();
   options_.hierarchy.expanded.clear();
   options_.hierarchy.collapsed.clear();
+  options_.shapesExpanded.clear();
   startLoad(path, nullptr);
 }
 
@@ -321,7 +322,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
                    layoutNote());
   // Style, direction or "expand all" changed while the file loaded: lay it out as now asked.
   if (session_->options.style != options_.style || session_->options.rankdir != options_.rankdir ||
-      session_->options.checks != options_.checks ||
+      session_->options.checks != options_.checks || session_->options.shapeArithmetic != options_.shapeArithmetic ||
       session_->options.hierarchy.expandAll != options_.hierarchy.expandAll)
     relayoutCurrent();
   // The panels fill in later turns of the event loop, so the graph paints first and no single
@@ -529,9 +530,14 @@ void MainWindow::setRankdir(const QString& rankdir) {
 void MainWindow::expandScope(const QString& nodeId) {
   if (!session_) return;
   const ViewNode* v = session_->view.findNode(nodeId.toStdString());
-  if (!v || v->kind != ViewNode::Kind::Collapsed) return;
+  if (!v || (v->kind != ViewNode::Kind::Collapsed && v->kind != ViewNode::Kind::Shape)) return;
   options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
   if (!v->irNodes.empty()) selectAfterLayout_ = QString::fromStdString(v->irNodes.front());  // show what opened
+  if (v->kind == ViewNode::Kind::Shape) {  // a shape node opens into the size computations it holds
+    options_.shapesExpanded.insert(v->id);
+    relayoutCurrent();
+    return;
+  }
   options_.hierarchy.collapsed.erase(v->scope);
   options_.hierarchy.expanded.insert(v->scope);
   relayoutCurrent();

@@ -145,6 +145,11 @@ void MainWindow::buildMenus() {
   checksAction_->setCheckable(true);
   checksAction_->setToolTip(tr("Draw torch._assert and the nodes that only feed it; off, they fold into a ✓ badge "
                                "on the node they check (the Code tabs always show them)"));
+  QAction* sizes = viewMenu->addAction(tr("Show shape &arithmetic"), this, [this](bool on) { setShapeArithmeticShown(on); });
+  sizes->setObjectName(QStringLiteral("showShapeArithmetic"));
+  sizes->setCheckable(true);
+  sizes->setToolTip(tr("Draw size computations (x.shape, getitem, //, * on sizes) as nodes; off, the ones each node "
+                       "uses fold into one \"shape\" node beside it (double-click one to open it)"));
   buildFollowing(viewMenu);
   timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
   timeAction_->setCheckable(true);
@@ -199,6 +204,8 @@ void MainWindow::showNodeMenu(const QString& id, const QPoint& screenPos) {
   QMenu menu(this);
   if (v->kind == ViewNode::Kind::Collapsed)
     menu.addAction(tr("Expand %1").arg(QString::fromStdString(v->scope)), this, [this, id] { expandScope(id); });
+  if (v->kind == ViewNode::Kind::Shape)
+    menu.addAction(tr("Expand shape arithmetic"), this, [this, id] { expandScope(id); });
   // The scopes the node sits in, innermost first: each can be collapsed into one node.
   std::vector<std::string> scopes;
   if (const Node* node = session_->graph().findNode(v->irNodes.empty() ? v->id : v->irNodes.front()))

@@ -120,6 +120,13 @@ ViewGraph MainWindow::shownView() const {
   return view;
 }
 
+void MainWindow::setShapeArithmeticShown(bool on) {
+  if (auto* action = findChild<QAction*>(QStringLiteral("showShapeArithmetic"))) action->setChecked(on);
+  options_.shapeArithmetic = on;
+  options_.shapesExpanded.clear();
+  relayoutCurrent();
+}
+
 void MainWindow::setChecksShown(bool on) {
   checksAction_->setChecked(on);
   options_.checks = on;

@@ -186,6 +186,13 @@ QString shapesText(const std::vector<TensorMeta>& metas) {
   return parts.join(QStringLiteral(", "));
 }
 
+// The IR nodes a shape node folds: "getattr_1, getitem, floordiv, mul".
+QString shapeNodeList(const ViewNode& v) {
+  QStringList names;
+  for (const std::string& n : v.irNodes) names << QString::fromStdString(n);
+  return names.join(QStringLiteral(", "));
+}
+
 QString cardRow(const QString& label, const QString& text) {
   return QStringLiteral("<tr><td style=\"color:gray; padding-right:8px\">%1</td><td>%2</td></tr>").arg(label, text.toHtmlEscaped());
 }
@@ -229,6 +236,9 @@ QString hoverCardHtml(const ModelSession& session, const QString& id) {
       rows += cardRow(QObject::tr("inside"), QObject::tr("%1 node(s); double-click to expand").arg(v->irNodes.size()));
     } else if (v->kind == ViewNode::Kind::Key) {
       rows += cardRow(QObject::tr("key"), QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
+    } else if (v->kind == ViewNode::Kind::Shape) {
+      title = QObject::tr("shape arithmetic");
+      rows += cardRow(QObject::tr("inside"), QObject::tr("%1; double-click to expand").arg(shapeNodeList(*v)));
     }
   } else {
     return {};
@@ -246,6 +256,10 @@ void inspectViewNode(QTextBrowser* inspector, const ModelSession& session, const
   QString text = id;
   if (v && v->kind == ViewNode::Kind::Collapsed)
     text = describeScope(*v, g, session.traced.traced.scopeTypes, session.run.get());
+  else if (v && v->kind == ViewNode::Kind::Shape)
+    text = QObject::tr("Shape arithmetic: the size computations this node's user reads, folded (%1). Double-click, or "
+                       "right-click > Expand shape arithmetic, to draw them; View > Show shape arithmetic draws them all.")
+               .arg(shapeNodeList(*v));
   else if (v && v->kind == ViewNode::Kind::Key)
     text = QObject::tr("tensordict key %1 (written by the module)").arg(QString::fromStdString(v->lines.empty() ? v->id : v->lines[0]));
   inspector->setPlainText(text);

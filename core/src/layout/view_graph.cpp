@@ -8,6 +8,7 @@
 #include "tdfx/util/dtype.h"
 #include "tdfx/ir/fx_target.h"
 #include "md5_prefix.h"
+#include "shape_folding.h"
 
 namespace tdfx {
 
@@ -143,7 +144,7 @@ std::string shortLabel(const Node& n) {
     case OpKind::CallMethod: return "." + n.target();
     case OpKind::GetAttr: return n.target();
     case OpKind::CallFunction: {
-      if (fx_target::isCallTo(n, fx_target::kGetItem) && n.args().size() == 2) return "getitem " + formatGraphArgument(n.args()[1]);
+      if (fx_target::isCallTo(n, fx_target::kGetItem) && n.args().size() == 2) return "getitem " + shape_folding::subscriptText(n.args()[1]);
       if (fx_target::isCallTo(n, fx_target::kGetAttr) && n.args().size() == 2)
         if (const auto* attr = std::get_if<std::string>(&n.args()[1].value)) return "getattr ." + *attr;
       return lastPart(n.target());
@@ -223,6 +224,7 @@ const char* tdfxColor(OpKind op) {
 constexpr const char* kKeyReadColor = "#9CCBF0";
 constexpr const char* kKeyWriteColor = "#F4B6AE";
 constexpr const char* kCollapsedColor = "#F7D9B5";
+constexpr const char* kShapeColor = "#EEEAF6";
 
 }  // namespace
 
@@ -381,6 +383,17 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   const bool foldChecks = !fx && !options.checks;
   const std::vector<bool> isCheck = foldChecks ? inputChecks(graph) : std::vector<bool>();
   std::vector<const Node*> checkNodes;  // input checks folded away, in graph order
+  const auto visibleAt = [&](const Node& n) { return collapsedScope(chains[n.index()], view.depth, h).empty(); };
+  using shape_folding::ShapeFolds;
+  const ShapeFolds shapeFolds =
+      !fx && !options.shapeArithmetic
+          ? shape_folding::foldShapes(graph, isCheck, options.shapesExpanded,
+                                      [&](const Node& n) {
+                                        const std::string scope = collapsedScope(chains[n.index()], view.depth, h);
+                                        return scope.empty() ? n.name() : "scope:" + scope;
+                                      },
+                                      visibleAt)
+          : ShapeFolds();
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     // Key reads (a plain module's parameters too) are drawn as keys; the tensordict placeholder is not drawn.
@@ -417,6 +430,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
       checkNodes.push_back(&n);
       continue;
     }
+    if (!shapeFolds.folded.empty() && shapeFolds.folded[n.index()]) continue;  // drawn in its shape node
     ViewNode v;
     v.irNodes = {n.name()};
     v.cluster = innermostCluster(chain, "");
@@ -459,6 +473,8 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     }
   }
 
+  shape_folding::addShapeNodes(view, shapeFolds, viewId, kShapeColor);
+
   // A drawn node's badge holds the folded checks that read its value, directly or through other
   // folded nodes (x -> size -> getitem -> eq -> _assert), in graph order.
   if (!checkNodes.empty()) {
@@ -494,8 +510,9 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     const std::string& from = viewId[n.index()];
-    if (from.empty()) continue;
+    if (from.empty() || shapeFolds.isFolded(n)) continue;
     for (const Node* user : n.users()) {
+      if (shapeFolds.isFolded(*user)) continue;  // the shape node's own edges, below
       const std::string& to = viewId[user->index()];
       if (to.empty() || to == from || !seen.insert({from, to}).second) continue;
       std::string label;
@@ -503,6 +520,14 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         label = formatTensorMeta(recordedOutputs(n, options.run.get())[0]);
       view.edges.push_back({from, to, label});
     }
+  }
+
+  for (const shape_folding::ShapeFold& fold : shapeFolds.folds) {
+    for (const Node* source : fold.sources)
+      if (const std::string& from = viewId[source->index()]; !from.empty() && seen.insert({from, fold.id}).second)
+        view.edges.push_back({from, fold.id, ""});
+    if (const std::string& to = viewId[fold.user->index()]; !to.empty() && seen.insert({fold.id, to}).second)
+      view.edges.push_back({fold.id, to, ""});
   }
 
   // tdfx style: the keys the graph writes, as their own nodes.
@@ -540,7 +565,12 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     view.legend = {{td ? "tensordict read" : "input", kKeyReadColor}, {td ? "tensordict write" : "output", kKeyWriteColor},
                    {"module", tdfxColor(OpKind::CallModule)}, {"function", tdfxColor(OpKind::CallFunction)},
                    {"method", tdfxColor(OpKind::CallMethod)}, {"attribute", tdfxColor(OpKind::GetAttr)},
-                   {"collapsed scope", kCollapsedColor}};
+                   {"collapsed scope", kCollapsedColor}, {"shape arithmetic", kShapeColor}};
+    // Only the colours the picture has (an export's legend as the window's, issue 36).
+    std::set<std::string> used;
+    for (const ViewNode& v : view.nodes) used.insert(v.fillColor);
+    view.legend.erase(std::remove_if(view.legend.begin(), view.legend.end(), [&](const auto& entry) { return !used.count(entry.second); }),
+                      view.legend.end());
   }
 
   // Clusters for the expanded scopes that hold visible nodes, parents before children.

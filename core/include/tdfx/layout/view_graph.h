@@ -64,14 +64,21 @@ struct ViewOptions {
   /// no output depends on). Off: they are folded into a badge on the node whose value they check.
   /// The fx style always draws every node, as FxGraphDrawer does.
   bool checks = false;
+  /// tdfx style: draw size computations (`x.shape`, getitem, `//`, `*` on sizes) as nodes. Off: the
+  /// ones each drawn node uses are folded into one "shape" node beside it (id "shape:" and that
+  /// node's view id). The fx style always draws them, as FxGraphDrawer does.
+  bool shapeArithmetic = false;
+  /// Folded shape nodes (their ids) drawn as their nodes all the same: a double-click expands one.
+  std::set<std::string> shapesExpanded;
   HierarchyState hierarchy;
   /// The run whose shapes are drawn; null: the shapes recorded in the graph's metadata.
   std::shared_ptr<const RunOverlay> run;
 };
 
-/// One visible node: an IR node, a collapsed module scope, a tensordict key, or a parameter.
+/// One visible node: an IR node, a collapsed module scope, a tensordict key, a parameter, or the
+/// size computations one node uses, folded (ViewOptions::shapeArithmetic).
 struct ViewNode {
-  enum class Kind { Op, Collapsed, Key, Parameter };
+  enum class Kind { Op, Collapsed, Key, Parameter, Shape };
   std::string id;                  ///< unique; the IR node name for ops (used as the SVG element id)
   Kind kind = Kind::Op;
   std::vector<std::string> lines;  ///< label lines (tdfx style)

@@ -127,7 +127,7 @@ class MainWindow : public QMainWindow {
   QListWidget* changesList() const { return changesList_; }
   /// Runs eager and traced with the Verify panel's inputs (worker thread); emits verified.
   void runVerify();
-  /// Expands a collapsed scope node in place (double-click does the same).
+  /// Expands a collapsed scope node, or a shape node, in place (double-click does the same).
   void expandScope(const QString& nodeId);
   /// Collapses module scope `scope` (e.g. "layer1" or "0.module.layer1.0") into one node.
   void collapseScope(const QString& scope);
@@ -141,6 +141,9 @@ class MainWindow : public QMainWindow {
   /// View > Show input checks: draw torch._assert and what only feeds it (off: a badge on the
   /// node they check).
   void setChecksShown(bool on);
+  /// View > Show shape arithmetic: draw size computations as nodes (off: one "shape" node per use,
+  /// which expandScope opens).
+  void setShapeArithmeticShown(bool on);
   /// Colours nodes by their time in the last verify run.
   void setTimeOverlay(bool on);
   void setTheme(Theme theme);

@@ -1,0 +1,251 @@
+#include "shape_folding.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "tdfx/ir/fx_target.h"
+#include "tdfx/tensordict/nested_key.h"
+
+namespace tdfx::shape_folding {
+namespace {
+
+// Python's operator for FX's `operator.NAME` targets on ints, and its precedence (higher binds
+// tighter), for the ones size arithmetic uses.
+struct BinaryOp {
+  const char* symbol;
+  int precedence;
+};
+const std::map<std::string, BinaryOp>& binaryOps() {
+  static const std::map<std::string, BinaryOp> ops = {
+      {"add", {"+", 1}}, {"sub", {"-", 1}}, {"mul", {"*", 2}}, {"floordiv", {"//", 2}},
+      {"truediv", {"/", 2}}, {"mod", {"%", 2}}, {"pow", {"**", 4}}};
+  return ops;
+}
+
+bool isSizeQuery(const Node& n) {
+  if (fx_target::isCallTo(n, fx_target::kGetAttr) && n.args().size() == 2) {
+    const auto* attr = std::get_if<std::string>(&n.args()[1].value);
+    return attr && (*attr == "shape" || *attr == "ndim");
+  }
+  return n.op() == OpKind::CallMethod && !n.args().empty() && n.args()[0].isNode() &&
+         (n.target() == "size" || n.target() == "dim" || n.target() == "numel" || n.target() == "ndimension");
+}
+
+bool isArithmeticOnSizes(const Node& n) {
+  if (n.op() != OpKind::CallFunction) return false;
+  const auto op = fx_target::operatorName(n.target());
+  return op && (*op == "getitem" || *op == "neg" || binaryOps().count(*op));
+}
+
+std::string constantText(const Argument& a) { return formatGraphArgument(a); }
+
+std::string expression(const Argument& a, const std::vector<bool>& isSize, int context);
+
+// What Python writes between a subscript's brackets: a tuple without its own (`x[:, 0]`).
+std::string subscript(const Argument& index, const std::vector<bool>& isSize) {
+  if (!std::holds_alternative<ArgumentTuple>(index.value) || index.items()->empty()) return expression(index, isSize, 0);
+  std::string out;
+  for (const Argument& a : *index.items()) out += (out.empty() ? "" : ", ") + expression(a, isSize, 0);
+  return out;
+}
+
+// `n` as Python, in an expression whose operator binds with `context` (0: none).
+std::string nodeExpression(const Node& n, const std::vector<bool>& isSize, int context) {
+  if (n.index() >= isSize.size() || !isSize[n.index()]) {
+    // A tensordict read is drawn as its key, so the text names the key too.
+    const auto& key = n.meta().tensordictKey;
+    return key ? keyToString(*key) : n.name();
+  }
+  const auto& args = n.args();
+  if (fx_target::isCallTo(n, fx_target::kGetAttr))
+    return expression(args[0], isSize, 5) + "." + std::get<std::string>(args[1].value);
+  if (n.op() == OpKind::CallMethod) {
+    std::string out = expression(args[0], isSize, 5) + "." + n.target() + "(";
+    for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + expression(args[i], isSize, 0);
+    return out + ")";
+  }
+  const std::string op = *fx_target::operatorName(n.target());
+  if (op == "getitem" && args.size() == 2) return expression(args[0], isSize, 5) + "[" + subscript(args[1], isSize) + "]";
+  if (op == "neg" && args.size() == 1) {
+    const std::string text = "-" + expression(args[0], isSize, 3);
+    return context > 3 ? "(" + text + ")" : text;
+  }
+  const auto bin = binaryOps().find(op);
+  if (bin == binaryOps().end() || args.size() != 2) return n.name();
+  const int p = bin->second.precedence;
+  // Left-associative: the right operand of an operator of the same precedence needs brackets.
+  const std::string text = expression(args[0], isSize, p) + " " + bin->second.symbol + " " + expression(args[1], isSize, p + 1);
+  return context > p ? "(" + text + ")" : text;
+}
+
+std::string expression(const Argument& a, const std::vector<bool>& isSize, int context) {
+  if (a.isNode()) return nodeExpression(*a.node(), isSize, context);
+  if (const auto* slice = std::get_if<ArgumentSlice>(&a.value); slice && slice->items.size() == 3) {
+    // x.shape[1:] rather than slice(1, None, None)
+    const auto bound = [&](const Argument& b) { return b.isNone() ? std::string() : expression(b, isSize, 0); };
+    std::string out = bound(slice->items[0]) + ":" + bound(slice->items[1]);
+    return slice->items[2].isNone() ? out : out + ":" + bound(slice->items[2]);
+  }
+  if (const auto* items = a.items()) {
+    const bool list = std::holds_alternative<ArgumentList>(a.value);
+    std::string out = list ? "[" : "(";
+    for (size_t i = 0; i < items->size(); ++i) out += (i ? ", " : "") + expression((*items)[i], isSize, 0);
+    if (!list && items->size() == 1) out += ",";
+    return out + (list ? "]" : ")");
+  }
+  return constantText(a);
+}
+
+}  // namespace
+
+std::string subscriptText(const Argument& index) { return subscript(index, {}); }
+
+std::vector<bool> sizeValues(const Graph& graph, const std::vector<bool>& excluded) {
+  std::vector<bool> size(graph.size(), false);
+  for (const auto& nodePtr : graph.nodes()) {
+    const Node& n = *nodePtr;
+    if (n.index() < excluded.size() && excluded[n.index()]) continue;
+    if (std::any_of(n.users().begin(), n.users().end(), [](const Node* u) { return u->op() == OpKind::Output; })) continue;
+    if (isSizeQuery(n)) {
+      size[n.index()] = true;
+    } else if (isArithmeticOnSizes(n)) {
+      bool allSizes = true, any = false;
+      for (const Argument& a : n.args())
+        forEachNode(a, [&](const Node* in) {
+          any = true;
+          allSizes = allSizes && size[in->index()];
+        });
+      for (const auto& kv : n.kwargs())
+        forEachNode(kv.second, [&](const Node*) { allSizes = false; });
+      size[n.index()] = any && allSizes;
+    }
+  }
+  return size;
+}
+
+ShapeUse useOf(const Node& user, const std::vector<bool>& isSize) {
+  ShapeUse use;
+  std::set<const Node*> chain, sources;
+  std::vector<const Node*> stack;
+  const auto visit = [&](const Argument& a) {
+    bool sized = false;
+    forEachNode(a, [&](const Node* in) {
+      if (isSize[in->index()]) {
+        stack.push_back(in);
+        sized = true;
+      }
+    });
+    // The argument as the user receives it: a size, or a list of them (`x.view((b, -1))`).
+    if (sized) use.expressions.push_back(expression(a, isSize, 0));
+  };
+  for (const Argument& a : user.args()) visit(a);
+  for (const auto& kv : user.kwargs()) visit(kv.second);
+  while (!stack.empty()) {
+    const Node* n = stack.back();
+    stack.pop_back();
+    if (!chain.insert(n).second) continue;
+    for (const Argument& a : n->args())
+      forEachNode(a, [&](const Node* in) {
+        if (isSize[in->index()]) stack.push_back(in);
+        else sources.insert(in);
+      });
+  }
+  const auto inGraphOrder = [](const std::set<const Node*>& nodes) {
+    std::vector<const Node*> out(nodes.begin(), nodes.end());
+    std::sort(out.begin(), out.end(), [](const Node* a, const Node* b) { return a->index() < b->index(); });
+    return out;
+  };
+  use.chain = inGraphOrder(chain);
+  use.sources = inGraphOrder(sources);
+  return use;
+}
+
+ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const std::set<std::string>& expanded,
+                      const std::function<std::string(const Node&)>& viewIdOf,
+                      const std::function<bool(const Node&)>& visible) {
+  ShapeFolds out;
+  const std::vector<bool> isSize = sizeValues(graph, checks);
+  struct Use {
+    std::string id;
+    const Node* user;
+    ShapeUse use;
+  };
+  std::vector<Use> uses;
+  std::set<const Node*> drawn;  // size nodes of an expanded fold: ordinary nodes
+  for (const auto& n : graph.nodes()) {
+    if (isSize[n->index()] || (n->index() < checks.size() && checks[n->index()])) continue;
+    ShapeUse use = useOf(*n, isSize);
+    if (use.chain.empty()) continue;
+    Use u{"shape:" + viewIdOf(*n), n.get(), std::move(use)};
+    if (expanded.count(u.id)) drawn.insert(u.use.chain.begin(), u.use.chain.end());
+    else uses.push_back(std::move(u));
+  }
+  out.folded.assign(graph.size(), false);
+  std::map<std::string, size_t> foldIndex;
+  for (Use& u : uses) {
+    std::vector<const Node*> members;
+    for (const Node* n : u.use.chain)
+      if (!drawn.count(n) && visible(*n)) members.push_back(n);
+    if (members.empty()) continue;
+    auto [it, added] = foldIndex.emplace(u.id, out.folds.size());
+    if (added) out.folds.push_back({u.id, u.user, {}, {}, {}});
+    ShapeFold& fold = out.folds[it->second];
+    for (const Node* m : members) {
+      if (std::find(fold.members.begin(), fold.members.end(), m) == fold.members.end()) fold.members.push_back(m);
+      out.folded[m->index()] = true;
+    }
+    fold.expressions.insert(fold.expressions.end(), u.use.expressions.begin(), u.use.expressions.end());
+  }
+  // A size nobody uses (`_, c, h, w = x.shape` keeps `c`) joins the shape node of what it reads.
+  for (const auto& n : graph.nodes()) {
+    if (!isSize[n->index()] || out.folded[n->index()] || drawn.count(n.get()) || !n->users().empty() || !visible(*n)) continue;
+    for (ShapeFold& fold : out.folds)
+      if (std::any_of(fold.members.begin(), fold.members.end(), [&](const Node* m) {
+            return std::any_of(m->users().begin(), m->users().end(), [&](const Node* u) { return u == n.get(); });
+          })) {
+        fold.members.push_back(n.get());
+        out.folded[n->index()] = true;
+        break;
+      }
+  }
+  for (ShapeFold& fold : out.folds) {
+    std::sort(fold.members.begin(), fold.members.end(), [](const Node* a, const Node* b) { return a->index() < b->index(); });
+    const std::set<const Node*> inFold(fold.members.begin(), fold.members.end());
+    std::set<const Node*> sources;
+    for (const Node* m : fold.members)
+      for (const Argument& a : m->args())
+        forEachNode(a, [&](const Node* in) {
+          if (!inFold.count(in)) sources.insert(in);
+        });
+    fold.sources.assign(sources.begin(), sources.end());
+    std::sort(fold.sources.begin(), fold.sources.end(), [](const Node* a, const Node* b) { return a->index() < b->index(); });
+  }
+  return out;
+}
+
+void addShapeNodes(ViewGraph& view, const ShapeFolds& folds, std::vector<std::string>& viewId, const std::string& color) {
+  // A label stays small: three expressions of at most 40 characters, then how many more there are.
+  constexpr size_t kShown = 3, kWidth = 40;
+  for (const ShapeFold& fold : folds.folds) {
+    ViewNode v;
+    v.id = fold.id;
+    v.kind = ViewNode::Kind::Shape;
+    v.shape = "box";
+    v.fillColor = color;
+    v.lines = {"shape"};
+    for (size_t i = 0; i < fold.expressions.size() && i < kShown; ++i) {
+      const std::string& e = fold.expressions[i];
+      v.lines.push_back(e.size() <= kWidth ? e : e.substr(0, kWidth - 1) + "\u2026");
+    }
+    if (fold.expressions.size() > kShown) v.lines.push_back("+" + std::to_string(fold.expressions.size() - kShown) + " more");
+    for (const Node* m : fold.members) {
+      v.irNodes.push_back(m->name());
+      if (viewId[m->index()].empty()) viewId[m->index()] = fold.id;
+    }
+    if (const ViewNode* user = view.findNode(viewId[fold.user->index()])) v.cluster = user->cluster;
+    view.nodes.push_back(std::move(v));
+  }
+}
+
+}  // namespace tdfx::shape_folding

@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/selection_history.h"
 
 #include <QDialog>
 #include <QFontDatabase>
@@ -74,6 +75,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
       matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
+  history_ = new SelectionHistory(this);
   spare_ = new SpareWorker(this);
   spare_->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
   spare_->refill(workerLimits_);
@@ -299,9 +301,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
   lastError_.clear();
-  back_.clear();
-  forward_.clear();
-  current_.clear();
+  history_->clear();
   resetRunOverlays();
   showSession();
   syncDepthBox();
@@ -360,7 +360,7 @@ void MainWindow::onParameterStats() {
   const StatsOutcome outcome = statsFetcher_.result();
   if (outcome.session != session_ || outcome.stats.empty()) return;  // another model is open now
   session_->stats = statsMap(outcome.stats);  // beside the graph: layout jobs reading it need not be waited for
-  if (const Node* shown = session_->graph().findNode(current_.toStdString()))
+  if (const Node* shown = session_->graph().findNode(history_->current().toStdString()))
     inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code, session_->run.get(), &session_->stats));
   Q_EMIT parameterStatsShown();
 }

@@ -31,6 +31,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/selection_history.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/minimap.h"
 #include "tdfx/ui/python_highlighter.h"
@@ -174,10 +175,14 @@ void MainWindow::buildMenus() {
   for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
 
   QMenu* go = menuBar()->addMenu(tr("&Go"));
-  backAction_ = go->addAction(tr("&Back"), QKeySequence::Back, this, &MainWindow::goBack);
-  forwardAction_ = go->addAction(tr("&Forward"), QKeySequence::Forward, this, &MainWindow::goForward);
-  backAction_->setEnabled(false);
-  forwardAction_->setEnabled(false);
+  QAction* back = go->addAction(tr("&Back"), QKeySequence::Back, this, &MainWindow::goBack);
+  QAction* forward = go->addAction(tr("&Forward"), QKeySequence::Forward, this, &MainWindow::goForward);
+  back->setEnabled(false);
+  forward->setEnabled(false);
+  connect(history_, &SelectionHistory::changed, this, [back, forward](bool canGoBack, bool canGoForward) {
+    back->setEnabled(canGoBack);
+    forward->setEnabled(canGoForward);
+  });
   go->addSeparator();
   go->addAction(tr("&Find..."), QKeySequence::Find, this, [this] {
     search_->setFocus();

@@ -20,6 +20,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/selection_history.h"
 
 namespace tdfx::ui {
 
@@ -33,11 +34,11 @@ QString MainWindow::shownAs(const QString& id) const {
 }
 
 void MainWindow::revisit(const QString& id) {
-  current_ = id;
-  navigating_ = true;  // a step through the history is not a new selection
-  // After a collapse the node may be inside a collapsed scope: select that instead.
-  selectAndCenter(shownAs(id));
-  navigating_ = false;
+  {
+    const SelectionHistory::Revisiting revisiting(*history_);  // a step through the history is not a new selection
+    // After a collapse the node may be inside a collapsed scope: select that instead.
+    selectAndCenter(shownAs(id));
+  }
   showNode(scene_->selectedNode());  // the inspector and the code even when the picture already selected it
 }
 
@@ -45,37 +46,8 @@ void MainWindow::goBack() { stepThroughHistory(true); }
 void MainWindow::goForward() { stepThroughHistory(false); }
 
 void MainWindow::stepThroughHistory(bool back) {
-  // The nearest entry drawn now; those passed over on the way (a collapsed module expanded since)
-  // stay in the history, in its order, for when they are drawn again.
-  QStringList& from = back ? back_ : forward_;
-  QStringList passed;  // in the order walked
-  while (!from.isEmpty()) {
-    const QString id = back ? from.takeLast() : from.takeFirst();
-    if (id == current_ || !scene_->nodeItem(shownAs(id))) {
-      passed << id;
-      continue;
-    }
-    if (back) {
-      std::reverse(passed.begin(), passed.end());
-      forward_ = passed + QStringList{current_} + forward_;
-    } else {
-      back_ += QStringList{current_} + passed;
-    }
-    revisit(id);
-    return updateHistoryActions();
-  }
-  if (back) {  // nothing drawn further back: the history as it was
-    std::reverse(passed.begin(), passed.end());
-    back_ = passed;
-  } else {
-    forward_ = passed;
-  }
-  updateHistoryActions();
-}
-
-void MainWindow::updateHistoryActions() {
-  backAction_->setEnabled(!back_.isEmpty());
-  forwardAction_->setEnabled(!forward_.isEmpty());
+  if (const auto id = history_->step(back, [this](const QString& entry) { return scene_->nodeItem(shownAs(entry)) != nullptr; }))
+    revisit(*id);
 }
 
 void MainWindow::openInspectorLink(const QString& href) { followInspectorLink(QUrl(href)); }
@@ -238,12 +210,7 @@ void MainWindow::showNode(const QString& id) {
   // A selection the user makes is a step in the history. One the window makes (a step back, the
   // same node drawn inside a collapsed module after a relayout) is not, and keeps the node the
   // user chose, so expanding the module again shows that node, not the module.
-  if (!navigating_ && !id.isEmpty() && id != current_ && id != shownAs(current_)) {
-    if (!current_.isEmpty()) back_ << current_;
-    forward_.clear();
-    current_ = id;
-  }
-  updateHistoryActions();
+  history_->selected(id, [this](const QString& entry) { return shownAs(entry); });
   if (!session_ || id.isEmpty()) return;
   inspectViewNode(inspector_, *session_, id);
   const Node* node = session_->graph().findNode(id.toStdString());
@@ -304,14 +271,13 @@ void MainWindow::clearInspector() {
 }
 
 void MainWindow::showSelectionAfterRelayout() {
-  if (!scene_->selectedNode().isEmpty() || current_.isEmpty()) return;
+  if (!scene_->selectedNode().isEmpty() || history_->current().isEmpty()) return;
   // What the inspector showed is not drawn under its id any more: inside a collapsed module now
   // (select that), or a node of the other style (an FX-style parameter node): nothing to show.
-  const QString shown = shownAs(current_);
+  const QString shown = shownAs(history_->current());
   if (!scene_->nodeItem(shown)) return clearInspector();
-  navigating_ = true;  // the same selection, drawn differently: not a step in the history
+  const SelectionHistory::Revisiting redrawn(*history_);  // the same selection, drawn differently: not a step
   scene_->selectNode(shown);
-  navigating_ = false;
 }
 
 void MainWindow::onCodeCursorMoved() {

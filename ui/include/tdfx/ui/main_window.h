@@ -40,6 +40,7 @@ class GraphScene;
 class GraphView;
 class KeysPanel;
 class PythonHighlighter;
+class SelectionHistory;
 class VerifyPanel;
 struct VerifyRun;
 class SpareWorker;
@@ -250,7 +251,6 @@ class MainWindow : public QMainWindow {
   void revisit(const QString& id);
   /// Back (or Forward) to the nearest entry drawn now.
   void stepThroughHistory(bool back);
-  void updateHistoryActions();
   void setBusy(const QString& what);
   void setIdle();
 
@@ -284,8 +284,6 @@ class MainWindow : public QMainWindow {
   QAction* expandAllAction_ = nullptr;
   QAction* lrAction_ = nullptr;
   QAction* fxStyleAction_ = nullptr;
-  QAction* backAction_ = nullptr;
-  QAction* forwardAction_ = nullptr;
 
   std::shared_ptr<ModelSession> session_;
   std::shared_ptr<VerifyReport> report_;
@@ -371,9 +369,7 @@ class MainWindow : public QMainWindow {
   std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout
   QString matchedText_;
   QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
-  QStringList back_, forward_;
-  QString current_;
-  bool navigating_ = false;
+  SelectionHistory* history_ = nullptr;  ///< Back and Forward
 };
 
 }  // namespace tdfx::ui

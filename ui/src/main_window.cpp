@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 
 #include <QDialog>
@@ -71,8 +72,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
       code_(readOnlyText(this, true)), graphText_(readOnlyText(this, true)),
       highlighter_(new PythonHighlighter(code_->document())), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
-      progress_(new QProgressBar(this)), cancel_(new QToolButton(this)), search_(new QLineEdit(this)),
-      matchCount_(new QLabel(this)), depthBox_(new QSpinBox(this)), searchTimer_(new QTimer(this)) {
+      progress_(new QProgressBar(this)), cancel_(new QToolButton(this)),
+      depthBox_(new QSpinBox(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   history_ = new SelectionHistory(this);
@@ -126,16 +127,14 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLoad);
 
   // Search: live as you type (debounced); Enter = next, Shift+Enter = previous; every match is marked.
-  search_->setPlaceholderText(tr("Find node, target, op, module type or key (Ctrl+F)"));
-  search_->setClearButtonEnabled(true);
-  search_->setMinimumWidth(320);
+  search_ = new SearchController(
+      scene_, [this] { return static_cast<const ModelSession*>(session_.get()); },
+      [this](const QString& id) { selectAndCenter(id); }, this);
+  connect(search_, &SearchController::noMatch, this,
+          [this](const QString& text) { status_->setText(tr("No match for \"%1\"").arg(text)); });
   QToolBar* toolbar = addToolBar(tr("Search"));
   toolbar->setObjectName(QStringLiteral("search"));
-  toolbar->addWidget(search_);
-  regexAction_ = toolbar->addAction(QStringLiteral(".*"), this, [this](bool on) { setSearchRegex(on); });
-  regexAction_->setCheckable(true);
-  regexAction_->setToolTip(tr("Search with a regular expression"));
-  toolbar->addWidget(matchCount_);
+  search_->addTo(toolbar);
   toolbar->addSeparator();
   auto* depthLabel = new QLabel(tr(" Depth "), this);
   depthLabel->setBuddy(depthBox_);
@@ -147,23 +146,6 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   depthBox_->setKeyboardTracking(false);  // typing "12" asks for depth 12, not 1 then 12
   connect(depthBox_, &QSpinBox::valueChanged, this, [this](int depth) {
     if (session_ && depth != session_->view.depth) setDepth(depth);
-  });
-  searchTimer_->setSingleShot(true);
-  searchTimer_->setInterval(250);
-  connect(searchTimer_, &QTimer::timeout, this, &MainWindow::searchLive);
-  connect(search_, &QLineEdit::returnPressed, this, [this] {
-    searchTimer_->stop();  // Enter goes at once; the pending live search would only repeat it
-    const bool previous = QGuiApplication::keyboardModifiers() & Qt::ShiftModifier;
-    const QString found = previous ? findPrevious(search_->text()) : findNext(search_->text());
-    if (found.isEmpty() && !search_->text().isEmpty()) status_->setText(tr("No match for \"%1\"").arg(search_->text()));
-  });
-  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
-    if (text.isEmpty()) {
-      searchTimer_->stop();
-      clearSearch();
-    } else {
-      searchTimer_->start();
-    }
   });
 
   buildMenus();
@@ -295,8 +277,6 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
   // field's clear button follows its textChanged signal, and stayed on an empty field.
   search_->clear();
-  searchTimer_->stop();
-  clearSearch();
   code_->setExtraSelections({});  // the previous model's highlighted line
   report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
@@ -404,18 +384,7 @@ void MainWindow::showSession() {
         viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
   }
   view_->sceneChanged();
-  if (!matchedText_.isEmpty()) {  // the matches of the search shown, in the new picture
-    const QString text = matchedText_;
-    matchedText_.clear();  // searched again; a pattern that does not compile says so again
-    if (updateMatches(text)) matchCount_->setText(tr(" %1 matches ").arg(matches_.size()));
-  } else if (walkingChanges_) {  // compared changes: those still drawn
-    QStringList kept;
-    for (const QString& id : matches_)
-      if (scene_->nodeItem(id)) kept << id;
-    matches_ = kept;
-  } else {
-    matches_.clear();
-  }
+  search_->redrawn();
   applyOverlays();
   if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
 }

@@ -7,6 +7,7 @@
 #include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 #include "tdfx/worker/model_diff.h"
 
 namespace tdfx::ui {
@@ -74,9 +75,7 @@ void MainWindow::onCompared() {
   QStringList ids;
   for (const QString& id : viewIdsOf(outcome.diff->changedInA())) ids << id;
   ids.sort();
-  matches_ = ids;
-  matchedText_.clear();
-  walkingChanges_ = !ids.isEmpty();
+  search_->walk(ids);
   applyOverlays();
   status_->setText(outcome.report.trimmed().section('\n', -1));
   // Side by side in a window of its own; a new comparison replaces the last one.
@@ -90,7 +89,7 @@ void MainWindow::onCompared() {
   if (interactive_) compareWindow_->show();
   // The count is compare's: every difference, not only the nodes marked here.
   const int differences = compareWindow_->differences()->rowCount();
-  matchCount_->setText(differences == 0 ? tr(" identical ") : tr(" %1 difference(s), %2 node(s) marked ").arg(differences).arg(ids.size()));
+  search_->walk(ids, differences == 0 ? tr(" identical ") : tr(" %1 difference(s), %2 node(s) marked ").arg(differences).arg(ids.size()));
   Q_EMIT compared(outcome.report, true);
 }
 

@@ -12,6 +12,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 
 namespace tdfx::ui {
 
@@ -121,9 +122,7 @@ void MainWindow::markChanges(const ModelDiff& changes) {
     for (const QString& id : viewIdsOf(*list)) walk << id;
   walk.sort();
   walk.removeDuplicates();
-  matches_ = walk;
-  matchedText_.clear();
-  walkingChanges_ = !walk.isEmpty();
+  search_->walk(walk);
   applyOverlays();
   status_->setText(tr("Reloaded %1: %2").arg(nameOf(QString::fromStdString(session_->traced.model.path)),
                                              QString::fromStdString(formatModelDiff(changes, "", "")).trimmed().section('\n', -1)));

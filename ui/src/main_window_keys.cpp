@@ -15,6 +15,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 
 namespace tdfx::ui {
 
@@ -22,10 +23,9 @@ void MainWindow::buildHabits(QMenu* viewMenu, QMenu* go) {
   // Esc in the search field or the graph: the search is cleared and the graph has the keys.
   const auto leaveSearch = [this] {
     search_->clear();
-    clearSearch();
     view_->setFocus();
   };
-  auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), search_, leaveSearch, Qt::WidgetShortcut);
+  auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), search_->field(), leaveSearch, Qt::WidgetShortcut);
   escape->setObjectName(QStringLiteral("leaveSearch"));
   connect(view_, &GraphView::escapePressed, this, leaveSearch);
 

@@ -31,6 +31,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/minimap.h"
@@ -185,11 +186,11 @@ void MainWindow::buildMenus() {
   });
   go->addSeparator();
   go->addAction(tr("&Find..."), QKeySequence::Find, this, [this] {
-    search_->setFocus();
-    search_->selectAll();
+    search_->field()->setFocus();
+    search_->field()->selectAll();
   });
-  go->addAction(tr("Find &next"), QKeySequence::FindNext, this, [this] { findNext(search_->text()); });
-  go->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findPrevious(search_->text()); });
+  go->addAction(tr("Find &next"), QKeySequence::FindNext, this, [this] { findNext(search_->field()->text()); });
+  go->addAction(tr("Find &previous"), QKeySequence::FindPrevious, this, [this] { findPrevious(search_->field()->text()); });
   go->addSeparator();
   go->addAction(tr("&Run eager vs traced"), QKeySequence(Qt::Key_F5), this, &MainWindow::runVerify);
   buildHabits(viewMenu, go);

@@ -20,6 +20,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 
 namespace tdfx::ui {
@@ -88,102 +89,12 @@ void MainWindow::showCodeLine(int line) {
 
 // ---- Search and keys ---------------------------------------------------------------------------
 
-QString MainWindow::findNext(const QString& text) { return find(text, +1); }
-QString MainWindow::findPrevious(const QString& text) { return find(text, -1); }
-
-QStringList MainWindow::matchingNodes(const QString& text) const {
-  QStringList ids;
-  if (!session_ || text.isEmpty()) return ids;
-  const QRegularExpression pattern(text, QRegularExpression::CaseInsensitiveOption);
-  if (searchRegex_ && !pattern.isValid()) return ids;
-  const auto contains = [&](const QString& field) {
-    return searchRegex_ ? pattern.match(field).hasMatch() : field.contains(text, Qt::CaseInsensitive);
-  };
-  std::unordered_map<std::string, const Node*> byName;  // Graph::findNode is a linear scan
-  for (const auto& node : session_->graph().nodes()) byName.emplace(node->name(), node.get());
-  const auto matches = [&](const ViewNode& n) {
-    QStringList fields{QString::fromStdString(n.id), QString::fromStdString(n.recordLabel),
-                       QString::fromStdString(n.scope)};
-    for (const auto& l : n.lines) fields << QString::fromStdString(l);
-    for (const auto& ir : n.irNodes) {
-      fields << QString::fromStdString(ir);
-      if (auto it = byName.find(ir); it != byName.end()) {
-        const Node* node = it->second;
-        fields << QString::fromStdString(node->target()) << QString::fromStdString(node->meta().moduleType)
-               << opKindName(node->op());
-        if (node->meta().tensordictKey) fields << QString::fromStdString(keyToString(*node->meta().tensordictKey));
-      }
-    }
-    return std::any_of(fields.begin(), fields.end(), contains);
-  };
-  for (const ViewNode& n : session_->view.nodes)
-    if (matches(n)) ids << QString::fromStdString(n.id);
-  return ids;
-}
-
-void MainWindow::setSearchRegex(bool on) {
-  searchRegex_ = on;
-  regexAction_->setChecked(on);
-  matchedText_.clear();  // the same text means something else now
-  if (!search_->text().isEmpty()) searchLive();
-}
-
-QString MainWindow::searchCountText() const { return matchCount_->text(); }
-
-void MainWindow::clearSearch() {
-  matches_.clear();
-  matchedText_.clear();  // typing the same text again searches again
-  matchCount_->clear();
-  matchCount_->setStyleSheet({});
-  scene_->setMarked({}, GraphScene::SearchMatch);
-}
-
-// Recomputes the matches when the text (or the mode) changed; false when nothing matches, with
-// the reason shown beside the field.
-bool MainWindow::updateMatches(const QString& text) {
-  if (text != matchedText_) {
-    walkingChanges_ = false;  // a search replaces the compared changes
-    matches_ = matchingNodes(text);
-    matchedText_ = text;
-  }
-  scene_->setMarked(QSet<QString>(matches_.begin(), matches_.end()), GraphScene::SearchMatch);
-  matchCount_->setStyleSheet({});
-  if (!matches_.isEmpty()) return true;
-  const QRegularExpression pattern(text);
-  if (searchRegex_ && !pattern.isValid()) {
-    matchCount_->setText(tr(" invalid pattern: %1 ").arg(pattern.errorString()));
-    matchCount_->setStyleSheet(QStringLiteral("color: #C0392B"));
-  } else {
-    matchCount_->setText(tr(" no match "));
-  }
-  return false;
-}
-
-void MainWindow::searchLive() {
-  const QString text = search_->text();
-  if (!session_ || text.isEmpty()) return;
-  if (!updateMatches(text)) return;
-  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
-  if (at >= 0) {  // the selection still matches: stay on it
-    matchCount_->setText(tr(" %1 of %2 ").arg(at + 1).arg(matches_.size()));
-    return;
-  }
-  selectAndCenter(matches_.first());
-  matchCount_->setText(tr(" 1 of %1 ").arg(matches_.size()));
-}
-
-QString MainWindow::find(const QString& text, int direction) {
-  if (!session_) return {};
-  // With the search field empty after a compare, F3 walks the changed nodes it marked.
-  if (text.isEmpty() ? !walkingChanges_ || matches_.isEmpty() : !updateMatches(text)) return {};
-  const int at = static_cast<int>(matches_.indexOf(scene_->selectedNode()));
-  const int count = static_cast<int>(matches_.size());
-  const int next = at < 0 ? (direction > 0 ? 0 : count - 1) : (at + direction + count) % count;
-  const QString id = matches_[next];
-  selectAndCenter(id);
-  matchCount_->setText(tr(" %1 of %2 ").arg(next + 1).arg(count));
-  return id;
-}
+QString MainWindow::findNext(const QString& text) { return search_->find(text, +1); }
+QString MainWindow::findPrevious(const QString& text) { return search_->find(text, -1); }
+QStringList MainWindow::searchMatches() const { return search_->matches(); }
+QLineEdit* MainWindow::searchField() const { return search_->field(); }
+void MainWindow::setSearchRegex(bool on) { search_->setRegex(on); }
+QString MainWindow::searchCountText() const { return search_->countText(); }
 
 void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
   markedKeys_ = keys;

@@ -15,6 +15,7 @@
 
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/verify_panel.h"
 
 namespace tdfx::ui {
@@ -51,7 +52,7 @@ void MainWindow::applyOverlays() {
     scene_->setMarked(differs, GraphScene::Differs);
     scene_->setHeat(timeFractions());
     // The compared changes F3 walks are marked as compare marks them, not as search matches.
-    const QStringList searched = walkingChanges_ ? QStringList() : matches_;
+    const QStringList searched = search_->searchMarks();
     scene_->setMarked(QSet<QString>(searched.begin(), searched.end()), GraphScene::SearchMatch);
     scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
     scene_->setMarked(viewIdsOf(diffMarks_.removed), GraphScene::DiffRemoved);

@@ -40,6 +40,7 @@ class GraphScene;
 class GraphView;
 class KeysPanel;
 class PythonHighlighter;
+class SearchController;
 class SelectionHistory;
 class VerifyPanel;
 struct VerifyRun;
@@ -90,11 +91,11 @@ class MainWindow : public QMainWindow {
   QString findNext(const QString& text);
   QString findPrevious(const QString& text);
   /// The view nodes matching the last search.
-  QStringList searchMatches() const { return matches_; }
+  QStringList searchMatches() const;
   /// Search text as a regular expression (case-insensitive) instead of plain text.
   void setSearchRegex(bool on);
   /// The toolbar's search field: typing searches live (debounced), Enter and F3 go to the next match.
-  QLineEdit* searchField() const { return search_; }
+  QLineEdit* searchField() const;
   /// The match count shown beside the search field (" 3 of 12 ", " no match ", ...).
   QString searchCountText() const;
   /// Back and forward through the selections made (Alt+Left / Alt+Right).
@@ -235,14 +236,7 @@ class MainWindow : public QMainWindow {
   QSet<QString> viewIdsUsingKeys(const std::vector<NestedKey>& keys) const;
   void resetRunOverlays();
   QSet<QString> keyUseNodes() const;
-  QStringList matchingNodes(const QString& text) const;
   void showError(const QString& message, bool failedLoad);
-  QString find(const QString& text, int direction);
-  /// The search as typed, after a pause: marks every match and goes to the first unless the
-  /// selection is one.
-  void searchLive();
-  bool updateMatches(const QString& text);
-  void clearSearch();
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
   void selectAndCenter(const QString& id);
   /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
@@ -270,13 +264,8 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   QProgressBar* progress_;
   QToolButton* cancel_;
-  QLineEdit* search_;
-  QLabel* matchCount_;
+  SearchController* search_ = nullptr;  ///< the toolbar's search
   QSpinBox* depthBox_;
-  QTimer* searchTimer_;
-  QAction* regexAction_ = nullptr;
-  bool searchRegex_ = false;
-  QString searchError_;  ///< why the last pattern is not a valid regular expression
   QMenu* recentMenu_ = nullptr;
   QAction* shapesAction_ = nullptr;
   QAction* timeAction_ = nullptr;
@@ -345,7 +334,6 @@ class MainWindow : public QMainWindow {
     std::shared_ptr<ModelSession> other;  ///< the file compared with, traced and laid out
   };
   QPointer<CompareWindow> compareWindow_;
-  bool walkingChanges_ = false;  ///< F3 walks the compared changes (the search field is empty)
   /// The last compare's findings on this model (side A), or a reload's on the new version: drawn as
   /// compare draws them until another model is opened.
   DiffMarks diffMarks_;
@@ -365,9 +353,7 @@ class MainWindow : public QMainWindow {
   ViewOptions options_;
   Theme theme_ = Theme::System;
   bool syncingCode_ = false;
-  QStringList matches_;
   std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout
-  QString matchedText_;
   QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
   SelectionHistory* history_ = nullptr;  ///< Back and Forward
 };

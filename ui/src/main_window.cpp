@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 
@@ -57,20 +58,11 @@ QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& n
   return dock;
 }
 
-QPlainTextEdit* readOnlyText(QWidget* parent, bool monospace) {
-  auto* edit = new QPlainTextEdit(parent);
-  edit->setReadOnly(true);
-  edit->setLineWrapMode(QPlainTextEdit::NoWrap);
-  if (monospace) edit->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  return edit;
-}
-
 }  // namespace
 
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
-      code_(readOnlyText(this, true)), graphText_(readOnlyText(this, true)),
-      highlighter_(new PythonHighlighter(code_->document())), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
+      code_(new CodePanel(this)), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
       progress_(new QProgressBar(this)), cancel_(new QToolButton(this)),
       depthBox_(new QSpinBox(this)) {
@@ -86,10 +78,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   inspector_->setOpenLinks(false);  // links go to nodes, frames and code lines of this window
   connect(inspector_, &QTextBrowser::anchorClicked, this, &MainWindow::followInspectorLink);
 
-  codeTabs_ = new QTabWidget(this);
-  codeTabs_->addTab(code_, tr("Python code"));
-  codeTabs_->addTab(graphText_, tr("FX graph"));
-  QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), codeTabs_, Qt::RightDockWidgetArea);
+  QDockWidget* codeDock = addDock(this, tr("Code"), QStringLiteral("code"), code_, Qt::RightDockWidgetArea);
   QDockWidget* inspectorDock = addDock(this, tr("Inspector"), QStringLiteral("inspector"), inspector_, Qt::RightDockWidgetArea);
   QDockWidget* modelDock = addDock(this, tr("Model"), QStringLiteral("model"), modelPanel_, Qt::RightDockWidgetArea);
   tabifyDockWidget(inspectorDock, modelDock);  // the inspector in front; the Model tab beside it
@@ -154,7 +143,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   scene_->setHoverCards([this](const QString& id) { return session_ ? hoverCardHtml(*session_, id) : QString(); });
   connect(scene_, &GraphScene::nodeSelected, this, &MainWindow::showNode);
   connect(scene_, &GraphScene::nodeContextMenu, this, &MainWindow::showNodeMenu);
-  connect(code_, &QPlainTextEdit::cursorPositionChanged, this, &MainWindow::onCodeCursorMoved);
+  connect(code_, &CodePanel::nodeChosen, this, &MainWindow::onCodeNodeChosen);
   connect(keys_, &KeysPanel::keysSelected, this, &MainWindow::markKeys);
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
@@ -277,7 +266,7 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
   // field's clear button follows its textChanged signal, and stayed on an empty field.
   search_->clear();
-  code_->setExtraSelections({});  // the previous model's highlighted line
+  code_->highlight({});  // the previous model's highlighted line
   report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
   lastError_.clear();
@@ -310,13 +299,11 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   const std::shared_ptr<ModelSession> session = session_;
   QTimer::singleShot(0, this, [this, session] {
     if (session != session_) return;  // another model arrived meanwhile
-    syncingCode_ = true;
-    code_->setPlainText(QString::fromStdString(session_->traced.code.text));
-    syncingCode_ = false;
+    code_->setCode(QString::fromStdString(session_->traced.code.text), session_->traced.code.nodeLines);
     showCodeStart();
     QTimer::singleShot(0, this, [this, session] {
       if (session != session_) return;
-      graphText_->setPlainText(QString::fromStdString(printGraph(session_->graph())));
+      code_->setGraphText(QString::fromStdString(printGraph(session_->graph())));
       keys_->setKeys(session_->traced.traced, session_->traced.model.inKeys);
       Q_EMIT modelLoaded();
       fetchParameterStats();

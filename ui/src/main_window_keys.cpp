@@ -15,6 +15,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 
 namespace tdfx::ui {
@@ -57,10 +58,8 @@ QString MainWindow::copySelected(bool codeLine) {
   if (!session_ || id.isEmpty()) return {};
   QString text = id;
   if (codeLine) {
-    const auto& lines = session_->traced.code.nodeLines;
-    const auto it = lines.find(id.toStdString());
-    if (it == lines.end()) return {};  // a collapsed module or a key: no one line
-    text = code_->document()->findBlockByNumber(it->second - 1).text().trimmed();
+    text = code_->lineOf(id.toStdString());
+    if (text.isEmpty()) return {};  // a collapsed module or a key: no one line
   }
   QGuiApplication::clipboard()->setText(text);
   status_->setText(tr("Copied %1").arg(text.left(200)));

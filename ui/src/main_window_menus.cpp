@@ -31,6 +31,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 #include "tdfx/ui/spare_worker.h"
@@ -346,7 +347,7 @@ void MainWindow::setTheme(Theme theme) {
   const bool dark = QApplication::palette().color(QPalette::Window).lightness() < 128;
   scene_->setDarkBackground(dark);
   view_->setBackgroundBrush(QApplication::palette().color(QPalette::Base));
-  highlighter_->setDark(dark);
+  code_->setDark(dark);
   if (session_) showSession();
 }
 

@@ -20,6 +20,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 
@@ -79,13 +80,9 @@ void MainWindow::followInspectorLink(const QUrl& url) {
   }
 }
 
-void MainWindow::showCodeLine(int line) {
-  codeTabs_->setCurrentWidget(code_);
-  const QTextBlock block = code_->document()->findBlockByNumber(line - 1);
-  if (!block.isValid()) return;
-  code_->setTextCursor(QTextCursor(block));  // selects the node of that line, as a click does
-  code_->centerCursor();
-}
+void MainWindow::showCodeLine(int line) { code_->showLine(line); }
+QPlainTextEdit* MainWindow::codeEditor() const { return code_->code(); }
+QPlainTextEdit* MainWindow::graphText() const { return code_->graphText(); }
 
 // ---- Search and keys ---------------------------------------------------------------------------
 
@@ -128,57 +125,25 @@ void MainWindow::showNode(const QString& id) {
   if (!node) {
     // A collapsed module stands for its statements: those are highlighted, not one inside it.
     const ViewNode* v = session_->view.findNode(id.toStdString());
-    highlightCode(v ? v->irNodes : std::vector<std::string>{});
+    code_->highlight(v ? v->irNodes : std::vector<std::string>{});
     return;
   }
-  highlightCode({node->name()});
-}
-
-void MainWindow::highlightCode(const std::vector<std::string>& irNodes) {
-  const auto& lines = session_->traced.code.nodeLines;
-  QList<QTextEdit::ExtraSelection> marked;
-  QTextCursor first;
-  constexpr int kMostLines = 5000;  // a collapsed encoder of a huge net: its start is enough
-  for (const std::string& name : irNodes) {
-    auto it = lines.find(name);
-    if (it == lines.end() || marked.size() >= kMostLines) continue;
-    QTextEdit::ExtraSelection line;
-    line.format.setBackground(theme_ == Theme::Dark ? QColor("#5A4A14") : QColor("#FFF3C4"));
-    line.format.setProperty(QTextFormat::FullWidthSelection, true);
-    line.cursor = QTextCursor(code_->document()->findBlockByNumber(it->second - 1));
-    if (first.isNull() || line.cursor.position() < first.position()) first = line.cursor;
-    marked << line;
-  }
-  code_->setExtraSelections(marked);
-  if (first.isNull()) return;
-  // Scroll the code to the (first) statement.
-  syncingCode_ = true;
-  code_->setTextCursor(first);
-  syncingCode_ = false;
-  code_->centerCursor();
+  code_->highlight({node->name()});
 }
 
 void MainWindow::showCodeStart() {
   // A reload keeps the selected node: its line stays highlighted and in view.
   if (const QString id = scene_->selectedNode(); !id.isEmpty()) {
     const ViewNode* v = session_->view.findNode(id.toStdString());
-    if (session_->graph().findNode(id.toStdString())) return highlightCode({id.toStdString()});
-    if (v) return highlightCode(v->irNodes);
+    if (session_->graph().findNode(id.toStdString())) return code_->highlight({id.toStdString()});
+    if (v) return code_->highlight(v->irNodes);
   }
-  // Else the listing opens at `def forward`: FX's code starts with blank lines, and a small panel
-  // showed only those.
-  QTextBlock block = code_->document()->firstBlock();
-  while (block.isValid() && block.text().trimmed().isEmpty()) block = block.next();
-  if (!block.isValid()) return;
-  syncingCode_ = true;
-  code_->setTextCursor(QTextCursor(block));
-  syncingCode_ = false;
-  code_->verticalScrollBar()->setValue(block.blockNumber());
+  code_->showStart();  // else the listing from `def forward`
 }
 
 void MainWindow::clearInspector() {
   inspector_->clear();
-  code_->setExtraSelections({});
+  code_->highlight({});
 }
 
 void MainWindow::showSelectionAfterRelayout() {
@@ -191,15 +156,9 @@ void MainWindow::showSelectionAfterRelayout() {
   scene_->selectNode(shown);
 }
 
-void MainWindow::onCodeCursorMoved() {
-  if (syncingCode_ || !session_) return;
-  const int line = code_->textCursor().blockNumber() + 1;
-  for (const auto& [name, l] : session_->traced.code.nodeLines) {
-    if (l != line) continue;
-    const QString id = viewIdOfIr_.value(QString::fromStdString(name));  // collapsed: its scope node
-    if (scene_->nodeItem(id)) selectAndCenter(id);
-    return;
-  }
+void MainWindow::onCodeNodeChosen(const QString& name) {
+  const QString id = viewIdOfIr_.value(name);  // collapsed: its scope node
+  if (session_ && scene_->nodeItem(id)) selectAndCenter(id);
 }
 
 }  // namespace tdfx::ui

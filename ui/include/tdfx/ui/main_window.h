@@ -39,7 +39,7 @@ class FileFollower;
 class GraphScene;
 class GraphView;
 class KeysPanel;
-class PythonHighlighter;
+class CodePanel;
 class SearchController;
 class SelectionHistory;
 class VerifyPanel;
@@ -156,8 +156,8 @@ class MainWindow : public QMainWindow {
   GraphView* view() const { return view_; }
   /// The toolbar's depth box: module scopes expanded down to its value.
   QSpinBox* depthBox() const { return depthBox_; }
-  QPlainTextEdit* codeEditor() const { return code_; }
-  QPlainTextEdit* graphText() const { return graphText_; }
+  QPlainTextEdit* codeEditor() const;
+  QPlainTextEdit* graphText() const;
   QTextBrowser* inspector() const { return inspector_; }
   /// The Model panel: file, format, parameters, keys and shapes.
   QTextBrowser* modelPanel() const { return modelPanel_; }
@@ -203,13 +203,12 @@ class MainWindow : public QMainWindow {
   void onLoaded();
   void onVerified(const VerifyRun& run);
   void showNode(const QString& id);
-  /// Highlights the statements of `irNodes` in the code and scrolls to the first; none clears.
-  void highlightCode(const std::vector<std::string>& irNodes);
   void clearInspector();
   /// After a new picture of the same model: the inspector and the code follow what is selected
   /// now, and never show a node the picture no longer draws.
   void showSelectionAfterRelayout();
-  void onCodeCursorMoved();
+  /// The code's cursor is on IR node `name`'s statement: select the node showing it.
+  void onCodeNodeChosen(const QString& name);
   /// A link in the inspector: node:NAME selects it, scope:PATH shows that module, code:LINE opens
   /// the code at that line.
   void followInspectorLink(const QUrl& url);
@@ -252,10 +251,7 @@ class MainWindow : public QMainWindow {
   DockShare* dockShare_ = nullptr;
   GraphScene* scene_;
   GraphView* view_;
-  QPlainTextEdit* code_;
-  QTabWidget* codeTabs_ = nullptr;
-  QPlainTextEdit* graphText_;
-  PythonHighlighter* highlighter_;
+  CodePanel* code_;
   QTextBrowser* inspector_;
   QTextBrowser* modelPanel_;
   void showModelSummary();
@@ -352,7 +348,6 @@ class MainWindow : public QMainWindow {
   QPair<QString, QString> namedFile_;  ///< nameFile(): the absolute path, and its name
   ViewOptions options_;
   Theme theme_ = Theme::System;
-  bool syncingCode_ = false;
   std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout
   QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
   SelectionHistory* history_ = nullptr;  ///< Back and Forward

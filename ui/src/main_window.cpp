@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
@@ -69,6 +70,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   history_ = new SelectionHistory(this);
+  toggles_ = std::make_unique<ViewToggles>();
   spare_ = new SpareWorker(this);
   spare_->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
   spare_->refill(workerLimits_);
@@ -459,7 +461,7 @@ void MainWindow::setDepth(int depth) {
   options_.hierarchy.depth = depth;
   options_.hierarchy.expanded.clear();
   options_.hierarchy.collapsed.clear();
-  expandAllAction_->setChecked(false);
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
@@ -467,19 +469,19 @@ void MainWindow::setExpandAll(bool on) {
   options_.hierarchy.expandAll = on;
   options_.hierarchy.expanded.clear();  // "expand all" also opens what was collapsed by hand
   options_.hierarchy.collapsed.clear();
-  expandAllAction_->setChecked(on);
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
 void MainWindow::setStyle(ViewStyle style) {
   options_.style = style;
-  fxStyleAction_->setChecked(style == ViewStyle::Fx);
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
 void MainWindow::setRankdir(const QString& rankdir) {
   options_.rankdir = rankdir == QStringLiteral("LR") ? "LR" : "TB";
-  lrAction_->setChecked(options_.rankdir == "LR");
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
@@ -505,7 +507,7 @@ void MainWindow::collapseScope(const QString& scope) {
   if (options_.hierarchy.expandAll) {  // from "everything open", close just this one
     options_.hierarchy.expandAll = false;
     options_.hierarchy.depth = 1 << 20;
-    expandAllAction_->setChecked(false);
+    toggles_->reflect(options_);
   }
   options_.hierarchy.expanded.erase(scope.toStdString());
   options_.hierarchy.collapsed.insert(scope.toStdString());

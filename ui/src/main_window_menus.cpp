@@ -31,6 +31,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
@@ -124,38 +125,38 @@ void MainWindow::buildMenus() {
   viewMenu->addSeparator();
   auto* styles = new QActionGroup(this);
   QAction* tdfxStyle = viewMenu->addAction(tr("tdfx style"), this, [this] { setStyle(ViewStyle::Tdfx); });
-  fxStyleAction_ = viewMenu->addAction(tr("FX style (FxGraphDrawer)"), this, [this] { setStyle(ViewStyle::Fx); });
-  for (QAction* a : {tdfxStyle, fxStyleAction_}) {
+  toggles_->fxStyle = viewMenu->addAction(tr("FX style (FxGraphDrawer)"), this, [this] { setStyle(ViewStyle::Fx); });
+  for (QAction* a : {tdfxStyle, toggles_->fxStyle}) {
     a->setCheckable(true);
     styles->addAction(a);
   }
   tdfxStyle->setChecked(true);
-  lrAction_ = viewMenu->addAction(tr("&Left to right"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+  toggles_->leftToRight = viewMenu->addAction(tr("&Left to right"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
                                   [this](bool on) { setRankdir(on ? QStringLiteral("LR") : QStringLiteral("TB")); });
-  lrAction_->setCheckable(true);
+  toggles_->leftToRight->setCheckable(true);
   viewMenu->addSeparator();
-  expandAllAction_ = viewMenu->addAction(tr("E&xpand all"), this, [this](bool on) { setExpandAll(on); });
-  expandAllAction_->setCheckable(true);
+  toggles_->expandAll = viewMenu->addAction(tr("E&xpand all"), this, [this](bool on) { setExpandAll(on); });
+  toggles_->expandAll->setCheckable(true);
   viewMenu->addAction(tr("&Collapse to depth..."), this, [this] {
     depthBox_->setFocus();  // the toolbar's depth box
     depthBox_->selectAll();
   });
   viewMenu->addSeparator();
-  shapesAction_ = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });
-  shapesAction_->setCheckable(true);
-  shapesAction_->setToolTip(tr("Each value's shape and dtype, from a run on the Verify panel's inputs"));
-  checksAction_ = viewMenu->addAction(tr("Show input &checks"), this, [this](bool on) { setChecksShown(on); });
-  checksAction_->setCheckable(true);
-  checksAction_->setToolTip(tr("Draw torch._assert and the nodes that only feed it; off, they fold into a ✓ badge "
+  toggles_->shapes = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });
+  toggles_->shapes->setCheckable(true);
+  toggles_->shapes->setToolTip(tr("Each value's shape and dtype, from a run on the Verify panel's inputs"));
+  toggles_->checks = viewMenu->addAction(tr("Show input &checks"), this, [this](bool on) { setChecksShown(on); });
+  toggles_->checks->setCheckable(true);
+  toggles_->checks->setToolTip(tr("Draw torch._assert and the nodes that only feed it; off, they fold into a ✓ badge "
                                "on the node they check (the Code tabs always show them)"));
-  QAction* sizes = viewMenu->addAction(tr("Show shape &arithmetic"), this, [this](bool on) { setShapeArithmeticShown(on); });
-  sizes->setObjectName(QStringLiteral("showShapeArithmetic"));
+  QAction* sizes = toggles_->shapeArithmetic =
+      viewMenu->addAction(tr("Show shape &arithmetic"), this, [this](bool on) { setShapeArithmeticShown(on); });
   sizes->setCheckable(true);
   sizes->setToolTip(tr("Draw size computations (x.shape, getitem, //, * on sizes) as nodes; off, the ones each node "
                        "uses fold into one \"shape\" node beside it (double-click one to open it)"));
   buildFollowing(viewMenu);
-  timeAction_ = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
-  timeAction_->setCheckable(true);
+  toggles_->time = viewMenu->addAction(tr("Colour nodes by &time"), this, [this](bool on) { setTimeOverlay(on); });
+  toggles_->time->setCheckable(true);
   QAction* minimap = viewMenu->addAction(tr("Over&view"), this, [this](bool on) { view_->setOverviewEnabled(on); });
   minimap->setCheckable(true);
   minimap->setChecked(true);
@@ -270,8 +271,7 @@ void MainWindow::restoreSettings() {
   keepOnScreen();
   options_.style = settings.value(QStringLiteral("style")).toString() == QStringLiteral("fx") ? ViewStyle::Fx : ViewStyle::Tdfx;
   options_.rankdir = settings.value(QStringLiteral("rankdir")).toString() == QStringLiteral("LR") ? "LR" : "TB";
-  fxStyleAction_->setChecked(options_.style == ViewStyle::Fx);
-  lrAction_->setChecked(options_.rankdir == "LR");
+  toggles_->reflect(options_);
   const int theme = settings.value(QStringLiteral("theme"), 0).toInt();
   if (theme != 0) setTheme(theme == 2 ? Theme::Dark : Theme::Light);
   updateRecentMenu();

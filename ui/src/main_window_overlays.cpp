@@ -15,6 +15,7 @@
 
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "view_toggles.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/verify_panel.h"
 
@@ -22,8 +23,8 @@ namespace tdfx::ui {
 
 void MainWindow::resetRunOverlays() {
   options_.shapes = false;
-  shapesAction_->setChecked(false);
-  timeAction_->setChecked(false);
+  toggles_->reflect(options_);
+  toggles_->time->setChecked(false);
 }
 
 QSet<QString> MainWindow::viewIdsUsingKeys(const std::vector<NestedKey>& keys) const {
@@ -88,7 +89,7 @@ void MainWindow::refreshLegend() {
 
 QHash<QString, double> MainWindow::timeFractions() const {
   QHash<QString, double> heat;
-  if (!session_ || !timeAction_->isChecked()) return heat;
+  if (!session_ || !toggles_->time->isChecked()) return heat;
   QHash<QString, double> seconds;
   double most = 0;
   if (!session_->run) return heat;
@@ -122,20 +123,20 @@ ViewGraph MainWindow::shownView() const {
 }
 
 void MainWindow::setShapeArithmeticShown(bool on) {
-  if (auto* action = findChild<QAction*>(QStringLiteral("showShapeArithmetic"))) action->setChecked(on);
   options_.shapeArithmetic = on;
   options_.shapesExpanded.clear();
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
 void MainWindow::setChecksShown(bool on) {
-  checksAction_->setChecked(on);
   options_.checks = on;
+  toggles_->reflect(options_);
   relayoutCurrent();
 }
 
 void MainWindow::setShapesShown(bool on) {
-  shapesAction_->setChecked(on);
+  toggles_->shapes->setChecked(on);
   if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
     options_.shapes = true;
     verify_->run();  // the Verify panel stays as it is (folded in a small window)
@@ -146,7 +147,7 @@ void MainWindow::setShapesShown(bool on) {
 }
 
 void MainWindow::setTimeOverlay(bool on) {
-  timeAction_->setChecked(on);
+  toggles_->time->setChecked(on);
   if (on && session_ && !report_) {
     verify_->run();
     return;

@@ -41,6 +41,7 @@ class GraphView;
 class KeysPanel;
 class CodePanel;
 class SearchController;
+struct ViewToggles;
 class SelectionHistory;
 class VerifyPanel;
 struct VerifyRun;
@@ -263,12 +264,7 @@ class MainWindow : public QMainWindow {
   SearchController* search_ = nullptr;  ///< the toolbar's search
   QSpinBox* depthBox_;
   QMenu* recentMenu_ = nullptr;
-  QAction* shapesAction_ = nullptr;
-  QAction* timeAction_ = nullptr;
-  QAction* checksAction_ = nullptr;
-  QAction* expandAllAction_ = nullptr;
-  QAction* lrAction_ = nullptr;
-  QAction* fxStyleAction_ = nullptr;
+  std::unique_ptr<ViewToggles> toggles_;  ///< the View menu's options
 
   std::shared_ptr<ModelSession> session_;
   std::shared_ptr<VerifyReport> report_;

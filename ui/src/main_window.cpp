@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/relayouter.h"
 #include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
@@ -71,6 +72,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   setAcceptDrops(true);
   history_ = new SelectionHistory(this);
   toggles_ = std::make_unique<ViewToggles>();
+  layouts_ = new Relayouter(this);
   spare_ = new SpareWorker(this);
   spare_->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
   spare_->refill(workerLimits_);
@@ -149,10 +151,12 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(keys_, &KeysPanel::keysSelected, this, &MainWindow::markKeys);
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
   connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
-  connect(&layouter_, &QFutureWatcher<LayoutOutcome>::finished, this, &MainWindow::onLaidOut);
+  connect(layouts_, &Relayouter::laidOut, this, &MainWindow::showLayout);
+  connect(layouts_, &Relayouter::failed, this, [this](const QString& error) {
+    if (session_) showError(error, false);
+  });
   connect(&comparer_, &QFutureWatcher<CompareOutcome>::finished, this, &MainWindow::onCompared);
   connect(&statsFetcher_, &QFutureWatcher<StatsOutcome>::finished, this, &MainWindow::onParameterStats);
-  layoutPool_.setMaxThreadCount(1);
   loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
   verify_->setRememberInputs(interactive_);
@@ -164,11 +168,11 @@ MainWindow::~MainWindow() {
   // are killed, so the jobs waiting on them end at once and the window closes without delay.
   if (loadingWorker_) loadingWorker_->cancel();
   if (loadingLayout_) loadingLayout_->cancel();
-  if (relayout_) relayout_->cancel();
   if (session_) session_->worker->cancel();
   if (compareWorker_) compareWorker_->cancel();
   loadPool_.waitForDone();
-  layoutPool_.waitForDone();
+  delete layouts_;  // stops its layout and waits for the job, which reads the open model's graph
+  layouts_ = nullptr;
 }
 
 QTableWidget* MainWindow::verifyTable() const { return verify_->resultTable(); }
@@ -261,8 +265,7 @@ void MainWindow::onLoaded() {
 void MainWindow::showLoaded(const LoadOutcome& outcome) {
   const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
-  ++layoutGeneration_;  // a layout of the previous model must not land on this one
-  selectAfterLayout_.clear();
+  layouts_->forget();  // a layout of the previous model must not land on this one
   markedKeys_.clear();
   diffMarks_ = {};  // a reload's changes are marked again after this
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
@@ -383,43 +386,24 @@ QString MainWindow::layoutNote() const {
   return QStringLiteral("; ") + QString::fromStdString(session_->layoutNote);
 }
 
-void MainWindow::relayoutCurrent() {
+void MainWindow::relayoutCurrent(const QString& selectAfter) {
   if (!session_) return;
   // Graphviz takes up to a second on big graphs: lay out on a worker, keep showing the old picture.
-  const int generation = ++layoutGeneration_;
-  const std::shared_ptr<const ModelSession> session = session_;  // the worker reads its graph only
   ViewOptions options = options_;
   options.run = session_->run;  // the shapes of the last run, read by the job from its own copy
   status_->setText(tr("Laying out ..."));
-  if (relayout_) relayout_->cancel();  // a newer picture is asked for: the older layout stops
-  auto layouter = std::make_shared<LayoutProcess>();
-  relayout_ = layouter;
-  layouter_.setFuture(QtConcurrent::run(&layoutPool_, [session, options, generation, layouter]() -> LayoutOutcome {
-    try {
-      return {std::make_shared<SessionLayout>(layoutSession(session->traced.traced, options, labelMeasure(), *layouter)), {},
-              generation};
-    } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what()), generation};
-    }
-  }));
+  layouts_->request(session_, options, selectAfter);
 }
 
-void MainWindow::onLaidOut() {
-  if (layouter_.future().resultCount() == 0) return;
-  LayoutOutcome outcome = layouter_.result();
-  if (outcome.generation != layoutGeneration_ || !session_) return;  // a newer request is on its way
-  if (!outcome.layout) {
-    showError(outcome.error, false);
-    return;
-  }
+void MainWindow::showLayout(std::shared_ptr<SessionLayout> layout, const QString& selectAfter) {
+  if (!session_) return;
   const auto start = std::chrono::steady_clock::now();
-  applyLayout(*session_, std::move(*outcome.layout));
+  applyLayout(*session_, std::move(*layout));
   showSession();  // selects the node selected before, when it is still drawn
   // The view stays on what the user looks at: the node asked for, else the selection at the same
   // zoom; only a picture with neither starts again at the top.
-  if (!selectAfterLayout_.isEmpty()) {
-    selectAndCenter(shownAs(selectAfterLayout_));
-    selectAfterLayout_.clear();
+  if (!selectAfter.isEmpty()) {
+    selectAndCenter(shownAs(selectAfter));
   } else if (QGraphicsItem* selected = scene_->nodeItem(scene_->selectedNode())) {
     view_->centerOn(selected);
   } else {
@@ -490,15 +474,15 @@ void MainWindow::expandScope(const QString& nodeId) {
   const ViewNode* v = session_->view.findNode(nodeId.toStdString());
   if (!v || (v->kind != ViewNode::Kind::Collapsed && v->kind != ViewNode::Kind::Shape)) return;
   options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
-  if (!v->irNodes.empty()) selectAfterLayout_ = QString::fromStdString(v->irNodes.front());  // show what opened
+  // Show what opened: its first node.
+  const QString first = v->irNodes.empty() ? QString() : QString::fromStdString(v->irNodes.front());
   if (v->kind == ViewNode::Kind::Shape) {  // a shape node opens into the size computations it holds
     options_.shapesExpanded.insert(v->id);
-    relayoutCurrent();
-    return;
+    return relayoutCurrent(first);
   }
   options_.hierarchy.collapsed.erase(v->scope);
   options_.hierarchy.expanded.insert(v->scope);
-  relayoutCurrent();
+  relayoutCurrent(first);
 }
 
 void MainWindow::collapseScope(const QString& scope) {
@@ -512,9 +496,8 @@ void MainWindow::collapseScope(const QString& scope) {
   options_.hierarchy.expanded.erase(scope.toStdString());
   options_.hierarchy.collapsed.insert(scope.toStdString());
   // Show the collapsed module where the selection (the node right-clicked) was.
-  if (const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString()); v && !v->irNodes.empty())
-    selectAfterLayout_ = QString::fromStdString(v->irNodes.front());
-  relayoutCurrent();
+  const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString());
+  relayoutCurrent(v && !v->irNodes.empty() ? QString::fromStdString(v->irNodes.front()) : QString());
 }
 
 }  // namespace tdfx::ui

@@ -179,8 +179,7 @@ void MainWindow::onVerified(const VerifyRun& run) {
   }
   showModelSummary();  // the shapes of this run, inputs (from the records) and outputs
   if (options_.shapes) {
-    if (report_->divergence) selectAfterLayout_ = QString::fromStdString(report_->divergence->node);
-    relayoutCurrent();
+    relayoutCurrent(report_->divergence ? QString::fromStdString(report_->divergence->node) : QString());
   } else {
     applyOverlays();
     if (report_->divergence) selectAndCenter(shownAs(QString::fromStdString(report_->divergence->node)));

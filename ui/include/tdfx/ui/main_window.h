@@ -40,6 +40,7 @@ class GraphScene;
 class GraphView;
 class KeysPanel;
 class CodePanel;
+class Relayouter;
 class SearchController;
 struct ViewToggles;
 class SelectionHistory;
@@ -220,7 +221,9 @@ class MainWindow : public QMainWindow {
   /// The followed file is gone (deleted or moved): the title and the status bar say so.
   void onFileGone(const QString& path);
   QString layoutNote() const;  // "; why the fallback layout is shown", or ""
-  void relayoutCurrent();
+  /// A new picture of the open model for options_; `selectAfter` is selected in it.
+  void relayoutCurrent(const QString& selectAfter = {});
+  void showLayout(std::shared_ptr<SessionLayout> layout, const QString& selectAfter);
   void showSession();
   void applyOverlays();
   /// The view's legend: the shown picture's colours, then the marks in use.
@@ -294,26 +297,15 @@ class MainWindow : public QMainWindow {
   QAction* followAction_ = nullptr;
   QListWidget* changesList_ = nullptr;
   QFutureWatcher<LoadOutcome> loader_;
-  struct LayoutOutcome {
-    std::shared_ptr<SessionLayout> layout;
-    QString error;
-    int generation = 0;
-  };
-  QFutureWatcher<LayoutOutcome> layouter_;
-  /// Layouts run one at a time on their own pool, so waiting for it waits for every layout
-  /// worker, including ones whose results were superseded (they still read node metadata).
-  QThreadPool layoutPool_;
+  Relayouter* layouts_ = nullptr;  ///< new pictures of the open model
   // Loads wait on their worker process here, never on the global pool that painting also uses.
   QThreadPool loadPool_;
   // The worker of the load in progress (cancelLoad kills it); the open model's is in session_.
   std::shared_ptr<ModelWorker> loadingWorker_;
-  // The layout processes of the load and of the relayout in progress: cancel() stops Graphviz.
-  std::shared_ptr<LayoutProcess> loadingLayout_, relayout_;
+  // The layout process of the load in progress: cancel() stops Graphviz.
+  std::shared_ptr<LayoutProcess> loadingLayout_;
   WorkerLimits workerLimits_;
   SpareWorker* spare_ = nullptr;
-  int layoutGeneration_ = 0;
-  QString selectAfterLayout_;  ///< a node to select once the pending layout is shown
-  void onLaidOut();
   /// Shows the depth of the picture in the toolbar's box (without acting on it).
   void syncDepthBox();
   bool loading_ = false;

@@ -1,4 +1,5 @@
 #include "tdfx/ui/main_window.h"
+#include "busy_indicator.h"
 #include "tdfx/ui/relayouter.h"
 #include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
@@ -66,7 +67,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(new CodePanel(this)), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
-      progress_(new QProgressBar(this)), cancel_(new QToolButton(this)),
+      busy_(new BusyIndicator(this)),
       depthBox_(new QSpinBox(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
@@ -107,17 +108,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // a long message never widens the window
   status_->setTextFormat(Qt::PlainText);  // model-derived text (errors, names) is never markup
   status_->setObjectName(QStringLiteral("status"));
-  progress_->setRange(0, 0);
-  progress_->setMaximumWidth(160);
-  progress_->setTextVisible(false);
-  cancel_->setText(tr("Cancel"));
-  cancel_->setToolTip(tr("Stop waiting for this file; the open model stays (Esc)"));
-  cancel_->setShortcut(Qt::Key_Escape);
-  statusBar()->addPermanentWidget(progress_);
-  statusBar()->addPermanentWidget(cancel_);
-  progress_->hide();
-  cancel_->hide();
-  connect(cancel_, &QToolButton::clicked, this, &MainWindow::cancelLoad);
+  statusBar()->addPermanentWidget(busy_);
+  busy_->hide();  // the status bar shows what it is given
+  connect(busy_, &BusyIndicator::cancelled, this, &MainWindow::cancelLoad);
 
   // Search: live as you type (debounced); Enter = next, Shift+Enter = previous; every match is marked.
   search_ = new SearchController(
@@ -232,19 +225,15 @@ void MainWindow::cancelLoad() {
   Q_EMIT loadCancelled();
 }
 
-bool MainWindow::isLoading() const { return loading_; }
+bool MainWindow::isLoading() const { return busy_->busy(); }
 
 void MainWindow::setBusy(const QString& what) {
-  loading_ = true;
   status_->setText(what);
-  progress_->show();
-  cancel_->show();
+  busy_->setBusy(true);
 }
 
 void MainWindow::setIdle() {
-  loading_ = false;
-  progress_->hide();
-  cancel_->hide();
+  busy_->setBusy(false);
 }
 
 void MainWindow::onLoaded() {

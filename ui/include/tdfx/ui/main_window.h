@@ -39,6 +39,7 @@ class FileFollower;
 class GraphScene;
 class GraphView;
 class KeysPanel;
+class BusyIndicator;
 class CodePanel;
 class Relayouter;
 class SearchController;
@@ -262,8 +263,7 @@ class MainWindow : public QMainWindow {
   KeysPanel* keys_;
   VerifyPanel* verify_;
   QLabel* status_;
-  QProgressBar* progress_;
-  QToolButton* cancel_;
+  BusyIndicator* busy_;  ///< the status bar's busy bar and Cancel, while a file loads
   SearchController* search_ = nullptr;  ///< the toolbar's search
   QSpinBox* depthBox_;
   QMenu* recentMenu_ = nullptr;
@@ -308,7 +308,6 @@ class MainWindow : public QMainWindow {
   SpareWorker* spare_ = nullptr;
   /// Shows the depth of the picture in the toolbar's box (without acting on it).
   void syncDepthBox();
-  bool loading_ = false;
   QString lastError_;
   QString lastComparison_;
   struct CompareOutcome {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tdfx/ir/fx_target.h"
 #include "tdfx/layout/view_graph.h"
 #include "tdfx/runtime/graph_module.h"
 #include "test_support.h"
@@ -101,6 +102,59 @@ TEST(ShapeFolding, ATensorsSubscriptIsNotFoldedAndReadsAsPython) {
   ASSERT_EQ(shapes.size(), 1u);
   EXPECT_EQ(shapes[0]->lines.size(), 2u);
   EXPECT_NE(shapes[0]->lines[1].find(".size(1)"), std::string::npos) << shapes[0]->lines[1];
+}
+
+
+// x.reshape(n, -1) * k where n = x.size(dim=0) and k = (-2) ** (x.dim() ** 2): the keyword, the
+// negative base and ** binding to the right read as Python, which FX's own code gets wrong here.
+TEST(ShapeFolding, TheLabelIsPythonForKeywordsPowersAndNegativeNumbers) {
+  const GraphModule gm = traceFixture("sizes.pt");
+  const ViewGraph view = buildView(gm.traced(), ViewOptions());
+  const ViewNode* reshape = view.findNode("shape:reshape");
+  const ViewNode* mul = view.findNode("shape:mul");
+  ASSERT_NE(reshape, nullptr);
+  ASSERT_NE(mul, nullptr);
+  EXPECT_EQ(reshape->lines, (std::vector<std::string>{"shape", "x.size(dim=0)"}));
+  EXPECT_EQ(mul->lines, (std::vector<std::string>{"shape", "(-2) ** x.dim() ** 2"}));
+}
+
+// A hand-built graph: x.view(h, -1) with h = x.shape[2]; a = h * w and b = a + 1 that nobody uses;
+// and torch._assert(h == 8) inside module blk, collapsed.
+TEST(ShapeFolding, UnusedSizesJoinTheirShapeNodeAndAnotherUseKeepsItsEdge) {
+  auto g = std::make_shared<Graph>();
+  Node* x = g->createNode(OpKind::Placeholder, "x");
+  x->meta().tensordictKey = NestedKey("x");  // drawn as the input it is
+  Node* shape = fx_target::create(*g, fx_target::kGetAttr, {x, "shape"});
+  Node* h = fx_target::create(*g, fx_target::kGetItem, {shape, int64_t(2)});
+  Node* w = fx_target::create(*g, fx_target::kGetItem, {shape, int64_t(3)});
+  Node* a = g->createNode(OpKind::CallFunction, "operator.mul", {h, w});
+  g->createNode(OpKind::CallFunction, "operator.add", {a, int64_t(1)});
+  Node* fc = g->createNode(OpKind::CallModule, "blk.fc", {x});
+  fc->meta().modulePath = "blk.fc";
+  Node* eq = g->createNode(OpKind::CallFunction, "operator.eq", {h, int64_t(8)});
+  eq->meta().modulePath = "blk";
+  Node* check = fx_target::create(*g, fx_target::kAssert, {eq, "h is 8"});
+  check->meta().modulePath = "blk";
+  Node* view = g->createNode(OpKind::CallMethod, "view", {fc, h, int64_t(-1)});
+  g->createNode(OpKind::Output, "output", {view});
+  TracedGraph traced;
+  traced.graph = g;
+  ViewOptions options;
+  options.hierarchy.depth = 0;  // blk collapsed, its check with it
+  const ViewGraph picture = buildView(traced, options);
+  const ViewNode* fold = picture.findNode("shape:view");
+  ASSERT_NE(fold, nullptr);
+  for (const char* name : {"getattr_1", "getitem", "getitem_1", "mul", "add"}) {
+    EXPECT_NE(std::find(fold->irNodes.begin(), fold->irNodes.end(), name), fold->irNodes.end()) << name;
+    EXPECT_EQ(picture.findNode(name), nullptr) << name << " is folded";
+  }
+  EXPECT_TRUE(hasEdge(picture, "x", "shape:view"));
+  EXPECT_TRUE(hasEdge(picture, "shape:view", "view"));
+  EXPECT_TRUE(hasEdge(picture, "shape:view", "scope:blk")) << "h is also read by the check inside blk";
+  for (const ViewEdge& e : picture.edges) {
+    EXPECT_NE(picture.findNode(e.from), nullptr) << e.from;
+    EXPECT_NE(picture.findNode(e.to), nullptr) << e.to;
+  }
 }
 
 }  // namespace

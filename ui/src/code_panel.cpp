@@ -23,6 +23,7 @@ QPlainTextEdit* monospaceText(QWidget* parent) {
 CodePanel::CodePanel(QWidget* parent)
     : QTabWidget(parent), code_(monospaceText(this)), graphText_(monospaceText(this)),
       highlighter_(new PythonHighlighter(code_->document())) {
+  setDark(palette().color(QPalette::Window).lightness() < 128);  // a dark desktop with the System theme
   addTab(code_, tr("Python code"));
   addTab(graphText_, tr("FX graph"));
   connect(code_, &QPlainTextEdit::cursorPositionChanged, this, [this] {
@@ -57,10 +58,12 @@ void CodePanel::highlight(const std::vector<std::string>& irNodes) {
   for (const std::string& name : irNodes) {
     auto it = nodeLines_.find(name);
     if (it == nodeLines_.end() || marked.size() >= kMostLines) continue;
+    const QTextBlock block = code_->document()->findBlockByNumber(it->second - 1);
+    if (!block.isValid()) continue;  // a line map that does not fit the text
     QTextEdit::ExtraSelection line;
     line.format.setBackground(dark_ ? QColor("#5A4A14") : QColor("#FFF3C4"));
     line.format.setProperty(QTextFormat::FullWidthSelection, true);
-    line.cursor = QTextCursor(code_->document()->findBlockByNumber(it->second - 1));
+    line.cursor = QTextCursor(block);
     if (first < 0 || it->second - 1 < first) first = it->second - 1;
     marked << line;
   }

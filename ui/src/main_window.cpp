@@ -358,7 +358,9 @@ void MainWindow::showSession() {
   scene_->showGraph(session_->view, session_->layout);
   viewIdOfIr_.clear();
   for (const ViewNode& v : session_->view.nodes) {
-    for (const std::string& ir : v.irNodes) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
+    // A size folded into two shape nodes is shown by the first, as the picture's edges say.
+    for (const std::string& ir : v.irNodes)
+      if (!viewIdOfIr_.contains(QString::fromStdString(ir))) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
     // A folded check's line of code selects the node it checks (the first one, if several).
     for (const std::string& ir : v.checks)
       if (!viewIdOfIr_.contains(QString::fromStdString(ir)))

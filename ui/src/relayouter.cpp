@@ -36,6 +36,7 @@ void Relayouter::request(std::shared_ptr<const ModelSession> session, const View
 void Relayouter::forget() {
   ++generation_;  // a layout of the previous model must not land on this one
   pending_ = false;
+  if (process_) process_->cancel();  // nor keep Graphviz busy
   selectAfter_.clear();
 }
 

@@ -38,63 +38,74 @@ bool isArithmeticOnSizes(const Node& n) {
   return op && (*op == "getitem" || *op == "neg" || binaryOps().count(*op));
 }
 
-std::string constantText(const Argument& a) { return formatGraphArgument(a); }
+std::string constantText(const Argument& a) { return formatCodeArgument(a); }
 
-std::string expression(const Argument& a, const std::vector<bool>& isSize, int context);
+std::string expression(const Argument& a, const std::vector<bool>& isSize, int context, int depth = 0);
 
 // What Python writes between a subscript's brackets: a tuple without its own (`x[:, 0]`).
-std::string subscript(const Argument& index, const std::vector<bool>& isSize) {
-  if (!std::holds_alternative<ArgumentTuple>(index.value) || index.items()->empty()) return expression(index, isSize, 0);
+std::string subscript(const Argument& index, const std::vector<bool>& isSize, int depth = 0) {
+  if (!std::holds_alternative<ArgumentTuple>(index.value) || index.items()->empty()) return expression(index, isSize, 0, depth);
   std::string out;
-  for (const Argument& a : *index.items()) out += (out.empty() ? "" : ", ") + expression(a, isSize, 0);
+  for (const Argument& a : *index.items()) out += (out.empty() ? "" : ", ") + expression(a, isSize, 0, depth);
   return out;
 }
 
-// `n` as Python, in an expression whose operator binds with `context` (0: none).
-std::string nodeExpression(const Node& n, const std::vector<bool>& isSize, int context) {
-  if (n.index() >= isSize.size() || !isSize[n.index()]) {
+// `n` as Python, in an expression whose operator binds with `context` (0: none). Past kDeepest
+// nested size nodes a node is named instead: sizes built from shared parts (s2 = s1 * s1, ...) would
+// otherwise grow the text exponentially, and only the label's first characters are shown.
+constexpr int kDeepest = 8;
+std::string nodeExpression(const Node& n, const std::vector<bool>& isSize, int context, int depth) {
+  if (n.index() >= isSize.size() || !isSize[n.index()] || depth > kDeepest) {
     // A tensordict read is drawn as its key, so the text names the key too.
     const auto& key = n.meta().tensordictKey;
     return key ? keyToString(*key) : n.name();
   }
   const auto& args = n.args();
-  if (fx_target::isCallTo(n, fx_target::kGetAttr))
-    return expression(args[0], isSize, 5) + "." + std::get<std::string>(args[1].value);
+  const auto at = [&](size_t i, int c) { return expression(args[i], isSize, c, depth + 1); };
+  if (fx_target::isCallTo(n, fx_target::kGetAttr)) return at(0, 6) + "." + std::get<std::string>(args[1].value);
   if (n.op() == OpKind::CallMethod) {
-    std::string out = expression(args[0], isSize, 5) + "." + n.target() + "(";
-    for (size_t i = 1; i < args.size(); ++i) out += (i > 1 ? ", " : "") + expression(args[i], isSize, 0);
+    std::string out = at(0, 6) + "." + n.target() + "(";
+    std::string sep;
+    for (size_t i = 1; i < args.size(); ++i, sep = ", ") out += sep + at(i, 0);
+    for (const auto& [name, value] : n.kwargs()) {
+      out += sep + name + "=" + expression(value, isSize, 0, depth + 1);
+      sep = ", ";
+    }
     return out + ")";
   }
   const std::string op = *fx_target::operatorName(n.target());
-  if (op == "getitem" && args.size() == 2) return expression(args[0], isSize, 5) + "[" + subscript(args[1], isSize) + "]";
+  if (op == "getitem" && args.size() == 2) return at(0, 6) + "[" + subscript(args[1], isSize, depth + 1) + "]";
   if (op == "neg" && args.size() == 1) {
-    const std::string text = "-" + expression(args[0], isSize, 3);
+    const std::string text = "-" + at(0, 3);
     return context > 3 ? "(" + text + ")" : text;
   }
   const auto bin = binaryOps().find(op);
   if (bin == binaryOps().end() || args.size() != 2) return n.name();
   const int p = bin->second.precedence;
-  // Left-associative: the right operand of an operator of the same precedence needs brackets.
-  const std::string text = expression(args[0], isSize, p) + " " + bin->second.symbol + " " + expression(args[1], isSize, p + 1);
+  // Left-associative, so the right operand of an operator of the same precedence needs brackets;
+  // ** is right-associative: its left operand does.
+  const bool right = op == "pow";
+  const std::string text = at(0, right ? p + 1 : p) + " " + bin->second.symbol + " " + at(1, right ? p : p + 1);
   return context > p ? "(" + text + ")" : text;
 }
 
-std::string expression(const Argument& a, const std::vector<bool>& isSize, int context) {
-  if (a.isNode()) return nodeExpression(*a.node(), isSize, context);
+std::string expression(const Argument& a, const std::vector<bool>& isSize, int context, int depth) {
+  if (a.isNode()) return nodeExpression(*a.node(), isSize, context, depth);
   if (const auto* slice = std::get_if<ArgumentSlice>(&a.value); slice && slice->items.size() == 3) {
     // x.shape[1:] rather than slice(1, None, None)
-    const auto bound = [&](const Argument& b) { return b.isNone() ? std::string() : expression(b, isSize, 0); };
+    const auto bound = [&](const Argument& b) { return b.isNone() ? std::string() : expression(b, isSize, 0, depth); };
     std::string out = bound(slice->items[0]) + ":" + bound(slice->items[1]);
     return slice->items[2].isNone() ? out : out + ":" + bound(slice->items[2]);
   }
   if (const auto* items = a.items()) {
     const bool list = std::holds_alternative<ArgumentList>(a.value);
     std::string out = list ? "[" : "(";
-    for (size_t i = 0; i < items->size(); ++i) out += (i ? ", " : "") + expression((*items)[i], isSize, 0);
+    for (size_t i = 0; i < items->size(); ++i) out += (i ? ", " : "") + expression((*items)[i], isSize, 0, depth);
     if (!list && items->size() == 1) out += ",";
     return out + (list ? "]" : ")");
   }
-  return constantText(a);
+  const std::string text = constantText(a);
+  return context > 3 && !text.empty() && text[0] == '-' ? "(" + text + ")" : text;  // (-2) ** n
 }
 
 }  // namespace
@@ -126,7 +137,7 @@ std::vector<bool> sizeValues(const Graph& graph, const std::vector<bool>& exclud
 
 ShapeUse useOf(const Node& user, const std::vector<bool>& isSize) {
   ShapeUse use;
-  std::set<const Node*> chain, sources;
+  std::set<const Node*> chain;
   std::vector<const Node*> stack;
   const auto visit = [&](const Argument& a) {
     bool sized = false;
@@ -148,7 +159,6 @@ ShapeUse useOf(const Node& user, const std::vector<bool>& isSize) {
     for (const Argument& a : n->args())
       forEachNode(a, [&](const Node* in) {
         if (isSize[in->index()]) stack.push_back(in);
-        else sources.insert(in);
       });
   }
   const auto inGraphOrder = [](const std::set<const Node*>& nodes) {
@@ -157,8 +167,14 @@ ShapeUse useOf(const Node& user, const std::vector<bool>& isSize) {
     return out;
   };
   use.chain = inGraphOrder(chain);
-  use.sources = inGraphOrder(sources);
   return use;
+}
+
+bool ShapeFolds::covers(const Node& member, const std::string& userViewId) const {
+  const std::string id = "shape:" + userViewId;
+  for (const ShapeFold& fold : folds)
+    if (fold.id == id) return std::find(fold.members.begin(), fold.members.end(), &member) != fold.members.end();
+  return false;
 }
 
 ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const std::set<std::string>& expanded,
@@ -197,13 +213,26 @@ ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const
     }
     fold.expressions.insert(fold.expressions.end(), u.use.expressions.begin(), u.use.expressions.end());
   }
-  // A size nobody uses (`_, c, h, w = x.shape` keeps `c`) joins the shape node of what it reads.
+  // Sizes nobody uses (`_, c, h, w = x.shape` keeps `c`; `a = h * w; b = a + 1`, both unused) join
+  // the shape node of what they read, in graph order, so a chain of them joins link by link.
+  std::vector<bool> unused(graph.size(), false);
+  for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) {
+    const Node& n = **it;
+    unused[n.index()] = isSize[n.index()] && std::all_of(n.users().begin(), n.users().end(),
+                                                         [&](const Node* u) { return unused[u->index()]; });
+  }
   for (const auto& n : graph.nodes()) {
-    if (!isSize[n->index()] || out.folded[n->index()] || drawn.count(n.get()) || !n->users().empty() || !visible(*n)) continue;
+    if (!unused[n->index()] || out.folded[n->index()] || drawn.count(n.get()) || !visible(*n)) continue;
+    const auto readsMember = [&](const ShapeFold& fold) {
+      bool reads = false;
+      for (const Argument& a : n->args())
+        forEachNode(a, [&](const Node* in) {
+          reads = reads || std::find(fold.members.begin(), fold.members.end(), in) != fold.members.end();
+        });
+      return reads;
+    };
     for (ShapeFold& fold : out.folds)
-      if (std::any_of(fold.members.begin(), fold.members.end(), [&](const Node* m) {
-            return std::any_of(m->users().begin(), m->users().end(), [&](const Node* u) { return u == n.get(); });
-          })) {
+      if (readsMember(fold)) {
         fold.members.push_back(n.get());
         out.folded[n->index()] = true;
         break;
@@ -236,7 +265,9 @@ void addShapeNodes(ViewGraph& view, const ShapeFolds& folds, std::vector<std::st
     v.lines = {"shape"};
     for (size_t i = 0; i < fold.expressions.size() && i < kShown; ++i) {
       const std::string& e = fold.expressions[i];
-      v.lines.push_back(e.size() <= kWidth ? e : e.substr(0, kWidth - 1) + "\u2026");
+      size_t cut = kWidth - 1;
+      while (cut > 0 && (static_cast<unsigned char>(e[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+      v.lines.push_back(e.size() <= kWidth ? e : e.substr(0, cut) + "\u2026");
     }
     if (fold.expressions.size() > kShown) v.lines.push_back("+" + std::to_string(fold.expressions.size() - kShown) + " more");
     for (const Node* m : fold.members) {

@@ -21,12 +21,11 @@ std::vector<bool> sizeValues(const Graph& graph, const std::vector<bool>& exclud
 /// One use of shape arithmetic: the size nodes a node's arguments reach through size nodes.
 struct ShapeUse {
   std::vector<const Node*> chain;        ///< the size nodes, in graph order
-  std::vector<const Node*> sources;      ///< the tensors whose sizes they read, in graph order
   std::vector<std::string> expressions;  ///< what the user receives, one per size argument, as Python
 };
 
-/// The size nodes behind `user`'s arguments (none when it takes no size), the tensors they read,
-/// and each size argument as Python text (`x.shape[2] // 16 * (x.shape[3] // 16)`).
+/// The size nodes behind `user`'s arguments (none when it takes no size), and each size argument
+/// as Python text (`x.shape[2] // 16 * (x.shape[3] // 16)`).
 ShapeUse useOf(const Node& user, const std::vector<bool>& isSize);
 
 /// An index as Python writes it between a subscript's brackets (`:, 0`, `1:`, `-1`).
@@ -45,6 +44,9 @@ struct ShapeFolds {
   std::vector<ShapeFold> folds;
   std::vector<bool> folded;  ///< by node index: drawn inside a shape node
   bool isFolded(const Node& n) const { return n.index() < folded.size() && folded[n.index()]; }
+  /// Whether the shape node beside view node `userViewId` holds `member` (its edge to the user
+  /// then stands for member's).
+  bool covers(const Node& member, const std::string& userViewId) const;
 };
 
 /// The shape nodes of a tdfx picture. `checks` (by index, may be empty) are never folded here;

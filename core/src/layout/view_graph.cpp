@@ -510,10 +510,13 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     const std::string& from = viewId[n.index()];
-    if (from.empty() || shapeFolds.isFolded(n)) continue;
+    if (from.empty()) continue;
     for (const Node* user : n.users()) {
       if (shapeFolds.isFolded(*user)) continue;  // the shape node's own edges, below
       const std::string& to = viewId[user->index()];
+      // A folded size's use by its shape node's user is that node's edge, below; another use (a
+      // check inside a collapsed module) keeps its own edge from the shape node.
+      if (shapeFolds.isFolded(n) && shapeFolds.covers(n, to)) continue;
       if (to.empty() || to == from || !seen.insert({from, to}).second) continue;
       std::string label;
       if (options.shapes && !fx && !recordedOutputs(n, options.run.get()).empty() && labelled.insert(n.name()).second)

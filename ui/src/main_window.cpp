@@ -18,7 +18,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QPlainTextEdit>
-#include <QProgressBar>
 #include <QScrollArea>
 #include <QStatusBar>
 #include <QSpinBox>
@@ -30,7 +29,6 @@
 #include <QToolBar>
 #include <QSignalBlocker>
 #include <QTimer>
-#include <QToolButton>
 #include <QtConcurrent/QtConcurrent>
 
 #include "error_text.h"
@@ -44,7 +42,6 @@
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/keys_panel.h"
 #include "dock_share.h"
-#include "tdfx/ui/python_highlighter.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/verify_panel.h"
 

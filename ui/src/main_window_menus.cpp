@@ -37,7 +37,6 @@
 #include "tdfx/ui/selection_history.h"
 #include "tdfx/ui/spare_worker.h"
 #include "tdfx/ui/minimap.h"
-#include "tdfx/ui/python_highlighter.h"
 #include "tdfx/version.h"
 
 namespace tdfx::ui {

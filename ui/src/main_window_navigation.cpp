@@ -7,13 +7,10 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QAction>
-#include <QScrollBar>
 #include <QTextBlock>
 #include <QUrl>
 #include <QLineEdit>
-#include <QRegularExpression>
 #include <algorithm>
-#include <unordered_map>
 
 #include "node_description.h"
 #include "tdfx/ui/graph_scene.h"

@@ -171,10 +171,10 @@ ShapeUse useOf(const Node& user, const std::vector<bool>& isSize) {
 }
 
 bool ShapeFolds::covers(const Node& member, const std::string& userViewId) const {
-  const std::string id = "shape:" + userViewId;
-  for (const ShapeFold& fold : folds)
-    if (fold.id == id) return std::find(fold.members.begin(), fold.members.end(), &member) != fold.members.end();
-  return false;
+  const auto it = index.find("shape:" + userViewId);
+  if (it == index.end()) return false;
+  const auto& members = folds[it->second].members;
+  return std::find(members.begin(), members.end(), &member) != members.end();
 }
 
 ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const std::set<std::string>& expanded,
@@ -198,18 +198,20 @@ ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const
     else uses.push_back(std::move(u));
   }
   out.folded.assign(graph.size(), false);
-  std::map<std::string, size_t> foldIndex;
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  std::vector<size_t> home(graph.size(), kNone);  // by node index: the first fold holding it
   for (Use& u : uses) {
     std::vector<const Node*> members;
     for (const Node* n : u.use.chain)
       if (!drawn.count(n) && visible(*n)) members.push_back(n);
     if (members.empty()) continue;
-    auto [it, added] = foldIndex.emplace(u.id, out.folds.size());
+    auto [it, added] = out.index.emplace(u.id, out.folds.size());
     if (added) out.folds.push_back({u.id, u.user, {}, {}, {}});
     ShapeFold& fold = out.folds[it->second];
     for (const Node* m : members) {
       if (std::find(fold.members.begin(), fold.members.end(), m) == fold.members.end()) fold.members.push_back(m);
       out.folded[m->index()] = true;
+      if (home[m->index()] == kNone) home[m->index()] = it->second;
     }
     fold.expressions.insert(fold.expressions.end(), u.use.expressions.begin(), u.use.expressions.end());
   }
@@ -223,20 +225,12 @@ ShapeFolds foldShapes(const Graph& graph, const std::vector<bool>& checks, const
   }
   for (const auto& n : graph.nodes()) {
     if (!unused[n->index()] || out.folded[n->index()] || drawn.count(n.get()) || !visible(*n)) continue;
-    const auto readsMember = [&](const ShapeFold& fold) {
-      bool reads = false;
-      for (const Argument& a : n->args())
-        forEachNode(a, [&](const Node* in) {
-          reads = reads || std::find(fold.members.begin(), fold.members.end(), in) != fold.members.end();
-        });
-      return reads;
-    };
-    for (ShapeFold& fold : out.folds)
-      if (readsMember(fold)) {
-        fold.members.push_back(n.get());
-        out.folded[n->index()] = true;
-        break;
-      }
+    size_t joins = kNone;  // the earliest fold holding one of its arguments
+    for (const Argument& a : n->args()) forEachNode(a, [&](const Node* in) { joins = std::min(joins, home[in->index()]); });
+    if (joins == kNone) continue;
+    out.folds[joins].members.push_back(n.get());
+    out.folded[n->index()] = true;
+    home[n->index()] = joins;
   }
   for (ShapeFold& fold : out.folds) {
     std::sort(fold.members.begin(), fold.members.end(), [](const Node* a, const Node* b) { return a->index() < b->index(); });

@@ -4,6 +4,7 @@
 // node for each: ViT's first screen is nothing else (issue 36, defect 12). tdfx's picture folds the
 // size computations that each drawn node uses into one small "shape" node beside it.
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,6 +43,7 @@ struct ShapeFold {
 
 struct ShapeFolds {
   std::vector<ShapeFold> folds;
+  std::map<std::string, size_t> index;  ///< fold id -> its place in `folds`
   std::vector<bool> folded;  ///< by node index: drawn inside a shape node
   bool isFolded(const Node& n) const { return n.index() < folded.size() && folded[n.index()]; }
   /// Whether the shape node beside view node `userViewId` holds `member` (its edge to the user

@@ -383,23 +383,23 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   const bool foldChecks = !fx && !options.checks;
   const std::vector<bool> isCheck = foldChecks ? inputChecks(graph) : std::vector<bool>();
   std::vector<const Node*> checkNodes;  // input checks folded away, in graph order
-  const auto visibleAt = [&](const Node& n) { return collapsedScope(chains[n.index()], view.depth, h).empty(); };
+  // By node index: the collapsed scope it is drawn in, "" when drawn itself (once, for the folds too).
+  std::vector<std::string> collapsedIn(graph.size());
+  for (const auto& n : graph.nodes()) collapsedIn[n->index()] = collapsedScope(chains[n->index()], view.depth, h);
   using shape_folding::ShapeFolds;
   const ShapeFolds shapeFolds =
       !fx && !options.shapeArithmetic
-          ? shape_folding::foldShapes(graph, isCheck, options.shapesExpanded,
-                                      [&](const Node& n) {
-                                        const std::string scope = collapsedScope(chains[n.index()], view.depth, h);
-                                        return scope.empty() ? n.name() : "scope:" + scope;
-                                      },
-                                      visibleAt)
+          ? shape_folding::foldShapes(
+                graph, isCheck, options.shapesExpanded,
+                [&](const Node& n) { return collapsedIn[n.index()].empty() ? n.name() : "scope:" + collapsedIn[n.index()]; },
+                [&](const Node& n) { return collapsedIn[n.index()].empty(); })
           : ShapeFolds();
   for (const auto& nodePtr : graph.nodes()) {
     const Node& n = *nodePtr;
     // Key reads (a plain module's parameters too) are drawn as keys; the tensordict placeholder is not drawn.
     if (!fx && ((n.op() == OpKind::Placeholder && !isKeyRead(n)) || n.op() == OpKind::Output)) continue;
     const auto& chain = chains[n.index()];
-    const std::string folded = collapsedScope(chain, view.depth, h);
+    const std::string& folded = collapsedIn[n.index()];
     if (!folded.empty()) {
       auto it = collapsedIndex.find(folded);
       if (it == collapsedIndex.end()) {

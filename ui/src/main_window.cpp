@@ -1,6 +1,8 @@
 #include "tdfx/ui/main_window.h"
 #include "busy_indicator.h"
 #include "tdfx/ui/relayouter.h"
+#include "tdfx/ui/model_loader.h"
+#include "tdfx/ui/recent_files.h"
 #include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
@@ -64,16 +66,18 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(new CodePanel(this)), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
       keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
-      busy_(new BusyIndicator(this)),
-      depthBox_(new QSpinBox(this)) {
+      busy_(new BusyIndicator(this)) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   history_ = new SelectionHistory(this);
+  recent_ = new RecentFiles(interactive_, this);
+  connect(recent_, &RecentFiles::chosen, this, &MainWindow::openFile);
   toggles_ = std::make_unique<ViewToggles>();
+  QSpinBox* depthBox = toggles_->depth = new QSpinBox(this);
   layouts_ = new Relayouter(this);
-  spare_ = new SpareWorker(this);
-  spare_->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
-  spare_->refill(workerLimits_);
+  loader_ = new ModelLoader(this);
+  loader_->spare()->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
+  loader_->refillSpare();
   view_->setScene(scene_);
   setCentralWidget(view_);
   dockShare_ = new DockShare(this, view_);
@@ -120,14 +124,14 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   search_->addTo(toolbar);
   toolbar->addSeparator();
   auto* depthLabel = new QLabel(tr(" Depth "), this);
-  depthLabel->setBuddy(depthBox_);
+  depthLabel->setBuddy(depthBox);
   toolbar->addWidget(depthLabel);
-  toolbar->addWidget(depthBox_);
-  depthBox_->setToolTip(tr("Module scopes shown expanded down to this depth; deeper ones are collapsed into one node"));
-  depthBox_->setRange(0, 0);
-  depthBox_->setEnabled(false);
-  depthBox_->setKeyboardTracking(false);  // typing "12" asks for depth 12, not 1 then 12
-  connect(depthBox_, &QSpinBox::valueChanged, this, [this](int depth) {
+  toolbar->addWidget(depthBox);
+  depthBox->setToolTip(tr("Module scopes shown expanded down to this depth; deeper ones are collapsed into one node"));
+  depthBox->setRange(0, 0);
+  depthBox->setEnabled(false);
+  depthBox->setKeyboardTracking(false);  // typing "12" asks for depth 12, not 1 then 12
+  connect(depthBox, &QSpinBox::valueChanged, this, [this](int depth) {
     if (session_ && depth != session_->view.depth) setDepth(depth);
   });
 
@@ -140,14 +144,13 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(code_, &CodePanel::nodeChosen, this, &MainWindow::onCodeNodeChosen);
   connect(keys_, &KeysPanel::keysSelected, this, &MainWindow::markKeys);
   connect(verify_, &VerifyPanel::finished, this, &MainWindow::onVerified);
-  connect(&loader_, &QFutureWatcher<LoadOutcome>::finished, this, &MainWindow::onLoaded);
+  connect(loader_, &ModelLoader::loaded, this, &MainWindow::onLoaded);
+  connect(loader_, &ModelLoader::compared, this, &MainWindow::onCompared);
+  connect(loader_, &ModelLoader::statsArrived, this, &MainWindow::onParameterStats);
   connect(layouts_, &Relayouter::laidOut, this, &MainWindow::showLayout);
   connect(layouts_, &Relayouter::failed, this, [this](const QString& error) {
     if (session_) showError(error, false);
   });
-  connect(&comparer_, &QFutureWatcher<CompareOutcome>::finished, this, &MainWindow::onCompared);
-  connect(&statsFetcher_, &QFutureWatcher<StatsOutcome>::finished, this, &MainWindow::onParameterStats);
-  loadPool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   resize(1400, 900);
   verify_->setRememberInputs(interactive_);
   if (interactive_) restoreSettings();
@@ -156,11 +159,9 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
 MainWindow::~MainWindow() {
   // Whatever the models are doing (an endless loop, a huge allocation), their worker processes
   // are killed, so the jobs waiting on them end at once and the window closes without delay.
-  if (loadingWorker_) loadingWorker_->cancel();
-  if (loadingLayout_) loadingLayout_->cancel();
   if (session_) session_->worker->cancel();
-  if (compareWorker_) compareWorker_->cancel();
-  loadPool_.waitForDone();
+  delete loader_;  // kills the workers of its jobs and waits for them
+  loader_ = nullptr;
   delete layouts_;  // stops its layout and waits for the job, which reads the open model's graph
   layouts_ = nullptr;
 }
@@ -168,6 +169,8 @@ MainWindow::~MainWindow() {
 QTableWidget* MainWindow::verifyTable() const { return verify_->resultTable(); }
 
 QString MainWindow::statusText() const { return status_->text(); }
+
+QSpinBox* MainWindow::depthBox() const { return toggles_->depth; }
 
 // ---- Opening -------------------------------------------------------------------------------
 
@@ -182,41 +185,14 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> previous) {
   setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
-  loadStamp_ = FileStamp::of(path);  // before the worker reads it: a later save is newer than the load
-  const std::string file = path.toStdString();
-  const ViewOptions options = options_;
-  // A new future replaces the one watched: a previous load's result is never delivered, and its
-  // worker is stopped. Each model gets a worker process of its own.
-  if (loadingWorker_) loadingWorker_->cancel();
-  if (loadingLayout_) loadingLayout_->cancel();
-  auto worker = spare_->take(workerLimits_);  // the warmed spare when there is one
-  auto layouter = std::make_shared<LayoutProcess>();
-  loadingWorker_ = worker;
-  loadingLayout_ = layouter;
-  loader_.setFuture(QtConcurrent::run(&loadPool_, [worker, layouter, file, options, path, previous]() -> LoadOutcome {
-    try {
-      auto session = openSession(worker, file, options, labelMeasure(), *layouter);
-      // A followed file: what changed against the version shown, by the compare engine.
-      std::shared_ptr<const ModelDiff> changes;
-      if (previous && previous->worker->alive())
-        changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced,
-                                                         previous->worker->parameterValues(), worker->parameterValues()));
-      return {session, {}, path, previous != nullptr, changes};
-    } catch (const std::exception& e) {
-      return {nullptr, QString::fromStdString(e.what()), path, previous != nullptr, nullptr};
-    }
-  }));
+  loader_->load(path, options_, std::move(previous));
 }
 
 void MainWindow::cancelLoad() {
   if (!isLoading()) return;
   // The load runs in its own worker process: killing it stops LibTorch wherever it is. The job
   // waiting on it ends at once and its result is dropped; the open model and its worker stay.
-  if (loadingWorker_) loadingWorker_->cancel();
-  if (loadingLayout_) loadingLayout_->cancel();
-  loadingWorker_.reset();
-  loadingLayout_.reset();
-  loader_.setFuture(QFuture<LoadOutcome>());
+  loader_->cancel();
   setIdle();
   status_->setText(tr("Cancelled; %1").arg(session_ ? tr("the open model stays") : tr("nothing is open")));
   Q_EMIT loadCancelled();
@@ -233,14 +209,10 @@ void MainWindow::setIdle() {
   busy_->setBusy(false);
 }
 
-void MainWindow::onLoaded() {
-  if (loader_.future().resultCount() == 0) return;  // cancelled: the watcher holds an empty future
+void MainWindow::onLoaded(const LoadOutcome& outcome) {
   setIdle();
-  spare_->refill(workerLimits_);  // the next open's worker, warmed while the window is idle
-  LoadOutcome outcome = loader_.result();
-  loadingWorker_.reset();
-  loadingLayout_.reset();
-  if (outcome.reload) return showReload(std::move(outcome));
+  loader_->refillSpare();  // the next open's worker, warmed while the window is idle
+  if (outcome.reload) return showReload(outcome);
   if (!outcome.session) {
     showError(outcome.error, true);
     return;
@@ -252,13 +224,15 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   const auto shown = std::chrono::steady_clock::now();
   session_ = std::move(outcome.session);
   layouts_->forget();  // a layout of the previous model must not land on this one
-  markedKeys_.clear();
+  {
+    const QSignalBlocker quiet(keys_);  // the previous model's keys mark nothing here
+    keys_->clearSelection();
+  }
   diffMarks_ = {};  // a reload's changes are marked again after this
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
   // field's clear button follows its textChanged signal, and stayed on an empty field.
   search_->clear();
   code_->highlight({});  // the previous model's highlighted line
-  report_.reset();
   verify_->setSession(session_);  // at once: a run started now must use this model
   lastError_.clear();
   history_->clear();
@@ -268,8 +242,8 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   inspector_->clear();
   showModelSummary();
   setWindowTitle(QStringLiteral("%1 - tdfx").arg(nameOf(outcome.path)));
-  if (QFileInfo(outcome.path).absoluteFilePath() != namedFile_.first) rememberFile(outcome.path);
-  followFile(outcome.path, loadStamp_);
+  recent_->remember(outcome.path);  // not the named file
+  followFile(outcome.path, outcome.stamp);
   view_->showStart();
   const double drawMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - shown).count();
   status_->setText(tr("%1 nodes, %2 edges; load %3 ms, trace %4 ms, layout %5 ms, scene %6 ms")
@@ -297,34 +271,21 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
       code_->setGraphText(QString::fromStdString(printGraph(session_->graph())));
       keys_->setKeys(session_->traced.traced, session_->traced.model.inKeys);
       Q_EMIT modelLoaded();
-      fetchParameterStats();
+      loader_->fetchStats(session_);
     });
   });
 }
 
-void MainWindow::fetchParameterStats() {
-  const std::shared_ptr<ModelSession> session = session_;
-  statsFetcher_.setFuture(QtConcurrent::run(&loadPool_, [session]() -> StatsOutcome {
-    try {
-      return {session, session->worker->parameterStats()};
-    } catch (const std::exception&) {  // cancelled or ended: the inspector goes without them
-      return {session, {}};
-    }
-  }));
-}
-
-void MainWindow::onParameterStats() {
-  if (statsFetcher_.future().resultCount() == 0) return;
-  const StatsOutcome outcome = statsFetcher_.result();
-  if (outcome.session != session_ || outcome.stats.empty()) return;  // another model is open now
-  session_->stats = statsMap(outcome.stats);  // beside the graph: layout jobs reading it need not be waited for
+void MainWindow::onParameterStats(const std::shared_ptr<ModelSession>& session, const std::vector<ParameterStats>& stats) {
+  if (session != session_) return;  // another model is open now
+  session_->stats = statsMap(stats);  // beside the graph: layout jobs reading it need not be waited for
   if (const Node* shown = session_->graph().findNode(history_->current().toStdString()))
     inspector_->setHtml(describeNodeHtml(*shown, session_->traced.code, session_->run.get(), &session_->stats));
   Q_EMIT parameterStatsShown();
 }
 
 void MainWindow::showModelSummary() {
-  if (session_) modelPanel_->setHtml(modelSummaryHtml(*session_, report_.get()));
+  if (session_) modelPanel_->setHtml(modelSummaryHtml(*session_, lastReport()));
   else modelPanel_->clear();
 }
 
@@ -353,16 +314,6 @@ void MainWindow::showError(const QString& message, bool failedLoad) {
 void MainWindow::showSession() {
   const QString selected = scene_->selectedNode();
   scene_->showGraph(session_->view, session_->layout);
-  viewIdOfIr_.clear();
-  for (const ViewNode& v : session_->view.nodes) {
-    // A size folded into two shape nodes is shown by the first, as the picture's edges say.
-    for (const std::string& ir : v.irNodes)
-      if (!viewIdOfIr_.contains(QString::fromStdString(ir))) viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
-    // A folded check's line of code selects the node it checks (the first one, if several).
-    for (const std::string& ir : v.checks)
-      if (!viewIdOfIr_.contains(QString::fromStdString(ir)))
-        viewIdOfIr_.insert(QString::fromStdString(ir), QString::fromStdString(v.id));
-  }
   view_->sceneChanged();
   search_->redrawn();
   applyOverlays();
@@ -410,19 +361,20 @@ void MainWindow::showLayout(std::shared_ptr<SessionLayout> layout, const QString
 }
 
 void MainWindow::syncDepthBox() {
-  const QSignalBlocker blocker(depthBox_);
   int deepest = 0;
   if (session_)
     for (const auto& [scope, depth] : allScopes(session_->graph())) deepest = std::max(deepest, depth);
-  depthBox_->setEnabled(session_ && deepest > 0);
-  depthBox_->setRange(0, deepest);
-  depthBox_->setValue(session_ ? std::min(session_->view.depth, deepest) : 0);
+  toggles_->reflectDepth(session_ ? session_->view.depth : 0, deepest);
+}
+
+QString MainWindow::viewIdOf(const QString& ir) const {
+  return session_ ? QString::fromStdString(session_->viewIdOf(ir.toStdString())) : QString();
 }
 
 QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {
   QSet<QString> ids;
   for (const std::string& ir : irNodes) {
-    const QString id = viewIdOfIr_.value(QString::fromStdString(ir));
+    const QString id = viewIdOf(QString::fromStdString(ir));
     if (!id.isEmpty()) ids.insert(id);
   }
   return ids;

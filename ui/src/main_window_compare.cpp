@@ -1,7 +1,6 @@
 // MainWindow's File > Compare with...: the open model against another file, each in a worker.
 #include <QFileInfo>
 #include <QLabel>
-#include <QtConcurrent/QtConcurrent>
 
 #include "tdfx/ui/compare_window.h"
 #include "tdfx/ui/difference_list.h"
@@ -13,36 +12,16 @@
 namespace tdfx::ui {
 
 void MainWindow::compareWith(const QString& path) {
-  if (!session_ || comparer_.isRunning()) return;
+  if (!session_ || loader_->comparing()) return;
   status_->setText(tr("Comparing with %1 ...").arg(QFileInfo(path).fileName()));
-  const std::shared_ptr<ModelSession> session = session_;
-  const WorkerLimits limits = workerLimits_;
-  const ViewOptions options = options_;
-  const std::string other = path.toStdString();
-  // B opens, and is laid out, in processes of its own; A's values come from the open model's worker.
-  auto workerB = std::make_shared<ModelWorker>(limits);
-  auto layouterB = std::make_shared<LayoutProcess>();
-  compareWorker_ = workerB;  // closing the window kills it
-  comparer_.setFuture(QtConcurrent::run(&loadPool_, [session, workerB, layouterB, other, options]() -> CompareOutcome {
-    try {
-      auto b = openSession(workerB, other, options, labelMeasure(), *layouterB);
-      if (!session->worker->alive()) session->worker->open(session->traced.model.path);
-      auto diff = std::make_shared<ModelDiff>(
-          diffModels(session->traced, b->traced, session->worker->parameterValues(), workerB->parameterValues()));
-      const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
-      const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
-      return {QString::fromStdString(formatModelDiff(*diff, nameA, nameB)), {}, diff, session, b};
-    } catch (const std::exception& e) {
-      return {{}, QString::fromStdString(e.what()), nullptr, session, nullptr};
-    }
-  }));
+  loader_->compare(session_, path, options_);
 }
 
 CompareWindow* MainWindow::compareWindow() const { return compareWindow_; }
 
 void MainWindow::compareDropped(int side, const QString& path) {
   if (!compareWindow_) return;
-  if (comparer_.isRunning() || isLoading()) {  // it would be dropped in silence
+  if (loader_->comparing() || isLoading()) {  // it would be dropped in silence
     status_->setText(tr("A comparison or an open is running; drop %1 again once it has finished").arg(QFileInfo(path).fileName()));
     return;
   }
@@ -60,9 +39,7 @@ void MainWindow::compareDropped(int side, const QString& path) {
   openFile(path);
 }
 
-void MainWindow::onCompared() {
-  const CompareOutcome outcome = comparer_.result();
-  compareWorker_.reset();  // its worker process ends with it
+void MainWindow::onCompared(const CompareOutcome& outcome) {
   if (outcome.session != session_) return;  // another model was opened meanwhile
   if (!outcome.error.isEmpty()) {
     showError(outcome.error, false);

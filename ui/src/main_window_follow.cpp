@@ -12,7 +12,9 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "tdfx/ui/recent_files.h"
 #include "tdfx/ui/search_controller.h"
+#include "view_toggles.h"
 
 namespace tdfx::ui {
 
@@ -20,17 +22,18 @@ void MainWindow::buildFollowing(QMenu* viewMenu) {
   follower_ = new FileFollower(this);
   connect(follower_, &FileFollower::settled, this, [this](const QString& path) {
     // A load in progress (the user's, or the last change's) finishes first: when it lands, the file
-    // is followed from the version that load read (loadStamp_), so this newer one is reported
+    // is followed from the version that load read (its stamp), so this newer one is reported
     // again then. Marking it seen here would leave the window on the older model for good.
     if (!session_ || QFileInfo(path) != QFileInfo(QString::fromStdString(session_->traced.model.path))) return;
     if (isLoading()) return;
     startLoad(path, session_);
   });
   connect(follower_, &FileFollower::gone, this, &MainWindow::onFileGone);
-  followAction_ = viewMenu->addAction(tr("Follo&w file changes"), this, [this](bool on) { setFollowFileChanges(on); });
-  followAction_->setCheckable(true);
-  followAction_->setChecked(true);
-  followAction_->setToolTip(tr("Reopen the model when its file changes on disk, and mark what changed"));
+  QAction* follow = toggles_->follow =
+      viewMenu->addAction(tr("Follo&w file changes"), this, [this](bool on) { setFollowFileChanges(on); });
+  follow->setCheckable(true);
+  follow->setChecked(true);
+  follow->setToolTip(tr("Reopen the model when its file changes on disk, and mark what changed"));
 
   changesList_ = new QListWidget(this);
   changesList_->setObjectName(QStringLiteral("changes"));
@@ -49,14 +52,11 @@ void MainWindow::buildFollowing(QMenu* viewMenu) {
   });
 }
 
-void MainWindow::nameFile(const QString& path, const QString& name) {
-  namedFile_ = {QFileInfo(path).absoluteFilePath(), name};
-}
+void MainWindow::nameFile(const QString& path, const QString& name) { recent_->nameFile(path, name); }
 
-QString MainWindow::nameOf(const QString& path) const {
-  if (!namedFile_.second.isEmpty() && QFileInfo(path).absoluteFilePath() == namedFile_.first) return namedFile_.second;
-  return QFileInfo(path).fileName();
-}
+QString MainWindow::nameOf(const QString& path) const { return recent_->nameOf(path); }
+
+QStringList MainWindow::recentFiles() const { return recent_->files(); }
 
 void MainWindow::onFileGone(const QString& path) {
   // tdfx.show's file goes when its Python session ends; a user's when it is deleted or moved. The
@@ -69,26 +69,26 @@ void MainWindow::onFileGone(const QString& path) {
 }
 
 void MainWindow::setFollowFileChanges(bool on) {
-  if (followAction_->isChecked() != on) followAction_->setChecked(on);
+  if (toggles_->follow->isChecked() != on) toggles_->follow->setChecked(on);
   followFile(session_ && on ? QString::fromStdString(session_->traced.model.path) : QString());
 }
 
-bool MainWindow::followsFileChanges() const { return followAction_->isChecked(); }
+bool MainWindow::followsFileChanges() const { return toggles_->follow->isChecked(); }
 
 void MainWindow::followFile(const QString& path, const std::optional<FileStamp>& seen) {
-  const QString followed = followAction_->isChecked() ? path : QString();
+  const QString followed = toggles_->follow->isChecked() ? path : QString();
   if (seen) follower_->follow(followed, *seen);
   else follower_->follow(followed);
 }
 
-void MainWindow::showReload(LoadOutcome outcome) {
+void MainWindow::showReload(const LoadOutcome& outcome) {
   if (!outcome.session) {
     // A broken intermediate save: the last good graph stays, and the status bar says why.
     lastError_ = outcome.error;
     status_->setText(tr("%1 changed but cannot be opened; the last good version stays: %2")
                          .arg(QFileInfo(outcome.path).fileName(), outcome.error.section('\n', 0, 0).left(300)));
     status_->setToolTip(plainToolTip(capMessage(outcome.error)));  // the model's text, as text
-    followFile(QString::fromStdString(session_->traced.model.path), loadStamp_);  // a save since then is reported
+    followFile(QString::fromStdString(session_->traced.model.path), outcome.stamp);  // a save since then is reported
     Q_EMIT loadFailed(outcome.error);
     return;
   }

@@ -36,6 +36,8 @@
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 #include "tdfx/ui/spare_worker.h"
+#include "tdfx/ui/recent_files.h"
+#include "tdfx/ui/model_loader.h"
 #include "tdfx/ui/minimap.h"
 #include "tdfx/version.h"
 
@@ -43,7 +45,6 @@ namespace tdfx::ui {
 
 namespace {
 
-constexpr int kMaxRecent = 10;
 
 QPalette darkPalette() {
   QPalette p;
@@ -89,7 +90,7 @@ void MainWindow::buildMenus() {
                                                       tr("TorchScript archives (*.pt *.pth *.zip);;All files (*)"));
     if (!path.isEmpty()) openFile(path);
   });
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
+  recent_->setMenu(file->addMenu(tr("Open &Recent")));
   file->addAction(tr("Co&mpare with..."), this, [this] {
     if (!session_) return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), modelFolder(),
@@ -137,8 +138,8 @@ void MainWindow::buildMenus() {
   toggles_->expandAll = viewMenu->addAction(tr("E&xpand all"), this, [this](bool on) { setExpandAll(on); });
   toggles_->expandAll->setCheckable(true);
   viewMenu->addAction(tr("&Collapse to depth..."), this, [this] {
-    depthBox_->setFocus();  // the toolbar's depth box
-    depthBox_->selectAll();
+    toggles_->depth->setFocus();  // the toolbar's depth box
+    toggles_->depth->selectAll();
   });
   viewMenu->addSeparator();
   toggles_->shapes = viewMenu->addAction(tr("Show &shapes on edges"), this, [this](bool on) { setShapesShown(on); });
@@ -160,19 +161,16 @@ void MainWindow::buildMenus() {
   minimap->setCheckable(true);
   minimap->setChecked(true);
   QMenu* themes = viewMenu->addMenu(tr("&Theme"));
-  auto* themeGroup = new QActionGroup(this);
+  auto* themeGroup = toggles_->themes = new QActionGroup(this);
   const std::pair<QString, Theme> themeNames[] = {
       {tr("System"), Theme::System}, {tr("Light"), Theme::Light}, {tr("Dark"), Theme::Dark}};
   for (const auto& [name, theme] : themeNames) {
     QAction* a = themes->addAction(name, this, [this, theme = theme] { setTheme(theme); });
     a->setCheckable(true);
-    a->setChecked(theme == theme_);
+    a->setChecked(theme == Theme::System);
     a->setData(static_cast<int>(theme));
     themeGroup->addAction(a);
   }
-  connect(themes, &QMenu::aboutToShow, this, [this, themeGroup] {
-    for (QAction* a : themeGroup->actions()) a->setChecked(a->data().toInt() == static_cast<int>(theme_));
-  });
   QMenu* panels = viewMenu->addMenu(tr("&Panels"));
   for (QDockWidget* dock : findChildren<QDockWidget*>()) panels->addAction(dock->toggleViewAction());
 
@@ -199,7 +197,6 @@ void MainWindow::buildMenus() {
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About tdfx"), this, [this] { QMessageBox::about(this, tr("About tdfx"), aboutText()); });
   help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-  updateRecentMenu();
 }
 
 // ---- Context menu on a node -----------------------------------------------------------------
@@ -232,39 +229,9 @@ void MainWindow::showNodeMenu(const QString& id, const QPoint& screenPos) {
 
 // ---- Recent files and settings --------------------------------------------------------------
 
-void MainWindow::rememberFile(const QString& path) {
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  recent_.removeAll(absolute);
-  recent_.prepend(absolute);
-  while (recent_.size() > kMaxRecent) recent_.removeLast();
-  if (interactive_) QSettings().setValue(QStringLiteral("recentFiles"), recent_);
-  updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu() {
-  if (!recentMenu_) return;
-  recentMenu_->clear();
-  for (int i = 0; i < recent_.size(); ++i) {
-    const QString path = recent_[i];
-    QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg((i + 1) % 10).arg(QFileInfo(path).fileName()), this,
-                                        [this, path] { openFile(path); });
-    a->setToolTip(plainToolTip(path));
-    a->setStatusTip(path);
-  }
-  recentMenu_->setEnabled(!recent_.isEmpty());
-  if (!recent_.isEmpty()) {
-    recentMenu_->addSeparator();
-    recentMenu_->addAction(tr("Clear list"), this, [this] {
-      recent_.clear();
-      if (interactive_) QSettings().remove(QStringLiteral("recentFiles"));
-      updateRecentMenu();
-    });
-  }
-}
-
 void MainWindow::restoreSettings() {
   QSettings settings;
-  recent_ = settings.value(QStringLiteral("recentFiles")).toStringList();
+  recent_->restore();
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kWindowStateVersion);
   keepOnScreen();
@@ -273,7 +240,6 @@ void MainWindow::restoreSettings() {
   toggles_->reflect(options_);
   const int theme = settings.value(QStringLiteral("theme"), 0).toInt();
   if (theme != 0) setTheme(theme == 2 ? Theme::Dark : Theme::Light);
-  updateRecentMenu();
 }
 
 void MainWindow::keepOnScreen() {
@@ -296,8 +262,7 @@ void MainWindow::keepOnScreen() {
 }
 
 void MainWindow::setWorkerLimits(const WorkerLimits& limits) {
-  workerLimits_ = limits;
-  spare_->refill(limits);  // a spare warmed under other limits gives way
+  loader_->setLimits(limits);
 }
 
 QString MainWindow::modelFolder() const {
@@ -318,8 +283,7 @@ void MainWindow::saveSettings() const {
   settings.setValue(QStringLiteral("windowState"), saveState(kWindowStateVersion));
   settings.setValue(QStringLiteral("style"), options_.style == ViewStyle::Fx ? QStringLiteral("fx") : QStringLiteral("tdfx"));
   settings.setValue(QStringLiteral("rankdir"), QString::fromStdString(options_.rankdir));
-  settings.setValue(QStringLiteral("theme"), static_cast<int>(theme_));
-  settings.setValue(QStringLiteral("recentFiles"), recent_);
+  settings.setValue(QStringLiteral("theme"), toggles_->theme());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -335,7 +299,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::setTheme(Theme theme) {
   static const QPalette systemPalette = QApplication::palette();
   static const QString systemStyle = QApplication::style()->name();
-  theme_ = theme;
+  toggles_->reflectTheme(static_cast<int>(theme));
   if (theme == Theme::System) {
     QApplication::setStyle(QStyleFactory::create(systemStyle));
     QApplication::setPalette(systemPalette);
@@ -400,8 +364,8 @@ bool MainWindow::exportTo(const QString& path) {
   if (!session_) return false;
   // Graphviz renders in a layout process, within the request time limit (an SVG past it is drawn
   // from the layered layout); the picture shown, overlays included.
-  const double limit = workerLimits_.requestSeconds;
-  const Written written = writeWhilePainting(&loadPool_, [view = shownView(), file = path.toStdString(), limit] {
+  const double limit = loader_->limits().requestSeconds;
+  const Written written = writeWhilePainting(loader_->pool(), [view = shownView(), file = path.toStdString(), limit] {
     return exportViewWithin(view, file, limit);
   });
   if (!written.error.empty()) {
@@ -422,7 +386,7 @@ bool MainWindow::exportTorchScript(const QString& path) {
   }
   // The model's worker builds the archive (it runs the model's code); this process writes it.
   session_->worker->resetCancel();
-  const Written written = writeWhilePainting(&loadPool_, [worker = session_->worker, file = path.toStdString()] {
+  const Written written = writeWhilePainting(loader_->pool(), [worker = session_->worker, file = path.toStdString()] {
     const TorchScriptArchive archive = worker->torchScript();
     writeFileAtomically(file, archive.bytes);
     return archive.signature;

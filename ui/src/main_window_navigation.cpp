@@ -29,7 +29,9 @@ void MainWindow::selectAndCenter(const QString& id) {
 }
 
 QString MainWindow::shownAs(const QString& id) const {
-  return scene_->nodeItem(id) ? id : viewIdOfIr_.value(id, id);
+  if (scene_->nodeItem(id)) return id;
+  const QString shown = viewIdOf(id);
+  return shown.isEmpty() ? id : shown;
 }
 
 void MainWindow::revisit(const QString& id) {
@@ -91,18 +93,17 @@ void MainWindow::setSearchRegex(bool on) { search_->setRegex(on); }
 QString MainWindow::searchCountText() const { return search_->countText(); }
 
 void MainWindow::markKeys(const std::vector<NestedKey>& keys) {
-  markedKeys_ = keys;
-  const QSet<QString> ids = keyUseNodes();
+  const QSet<QString> ids = keyUseNodes(keys);
   scene_->setMarked(ids, GraphScene::KeyUse);
   if (!ids.isEmpty())
     if (QGraphicsItem* item = scene_->nodeItem(*ids.begin())) view_->ensureVisible(item);
   if (!keys.empty()) status_->setText(tr("%1 node(s) read or write the selected key(s)").arg(ids.size()));
 }
 
-QSet<QString> MainWindow::keyUseNodes() const {
+QSet<QString> MainWindow::keyUseNodes(const std::vector<NestedKey>& keys) const {
   QSet<QString> ids;
   if (!session_) return ids;
-  for (const QString& id : viewIdsUsingKeys(markedKeys_))
+  for (const QString& id : viewIdsUsingKeys(keys))
     if (scene_->nodeItem(id)) ids.insert(id);  // out-key nodes exist only in the tdfx style
   return ids;
 }
@@ -154,7 +155,7 @@ void MainWindow::showSelectionAfterRelayout() {
 }
 
 void MainWindow::onCodeNodeChosen(const QString& name) {
-  const QString id = viewIdOfIr_.value(name);  // collapsed: its scope node
+  const QString id = viewIdOf(name);  // collapsed: its scope node
   if (session_ && scene_->nodeItem(id)) selectAndCenter(id);
 }
 

@@ -41,12 +41,12 @@ void MainWindow::applyOverlays() {
   if (!session_) return;
   // Red: the first differing node, and the nodes computing every out key that differs.
   QSet<QString> differs;
-  if (report_ && !report_->passed()) {
+  if (const VerifyReport* report = lastReport(); report && !report->passed()) {
     std::vector<NestedKey> differingKeys;
-    for (const KeyComparison& k : report_->keys)
+    for (const KeyComparison& k : report->keys)
       if (!k.matches) differingKeys.push_back(k.key);
     differs = viewIdsUsingKeys(differingKeys);
-    if (report_->divergence) differs.unite(viewIdsOf({report_->divergence->node}));
+    if (report->divergence) differs.unite(viewIdsOf({report->divergence->node}));
   }
   {
     const QSignalBlocker oneLegend(scene_);  // three marks, one legend (it copies the view once)
@@ -55,7 +55,7 @@ void MainWindow::applyOverlays() {
     // The compared changes F3 walks are marked as compare marks them, not as search matches.
     const QStringList searched = search_->searchMarks();
     scene_->setMarked(QSet<QString>(searched.begin(), searched.end()), GraphScene::SearchMatch);
-    scene_->setMarked(keyUseNodes(), GraphScene::KeyUse);
+    scene_->setMarked(keyUseNodes(keys_->selectedKeys()), GraphScene::KeyUse);
     scene_->setMarked(viewIdsOf(diffMarks_.removed), GraphScene::DiffRemoved);
     scene_->setMarked(viewIdsOf(diffMarks_.added), GraphScene::DiffAdded);
     scene_->setMarked(viewIdsOf(diffMarks_.changed), GraphScene::DiffChanged);
@@ -96,7 +96,7 @@ QHash<QString, double> MainWindow::timeFractions() const {
   for (const auto& node : session_->graph().nodes()) {
     const double s = session_->run->secondsOf(*node);
     if (s <= 0) continue;
-    const QString id = viewIdOfIr_.value(QString::fromStdString(node->name()));
+    const QString id = viewIdOf(QString::fromStdString(node->name()));
     if (id.isEmpty()) continue;
     seconds[id] += s;
     most = std::max(most, seconds[id]);
@@ -137,7 +137,7 @@ void MainWindow::setChecksShown(bool on) {
 
 void MainWindow::setShapesShown(bool on) {
   toggles_->shapes->setChecked(on);
-  if (on && session_ && !report_) {  // shapes come from a run: make one, then show them
+  if (on && session_ && !session_->report) {  // shapes come from a run: make one, then show them
     options_.shapes = true;
     verify_->run();  // the Verify panel stays as it is (folded in a small window)
     return;
@@ -148,7 +148,7 @@ void MainWindow::setShapesShown(bool on) {
 
 void MainWindow::setTimeOverlay(bool on) {
   toggles_->time->setChecked(on);
-  if (on && session_ && !report_) {
+  if (on && session_ && !session_->report) {
     verify_->run();
     return;
   }
@@ -170,7 +170,8 @@ void MainWindow::onVerified(const VerifyRun& run) {
     Q_EMIT verified(false);
     return;
   }
-  report_ = run.report;
+  session_->report = run.report;
+  const VerifyReport& report = *run.report;
   try {
     // Kept beside the graph, which layout jobs may be reading now: nothing waits for them.
     session_->run = runOverlay(run.records, session_->graph());
@@ -179,12 +180,12 @@ void MainWindow::onVerified(const VerifyRun& run) {
   }
   showModelSummary();  // the shapes of this run, inputs (from the records) and outputs
   if (options_.shapes) {
-    relayoutCurrent(report_->divergence ? QString::fromStdString(report_->divergence->node) : QString());
+    relayoutCurrent(report.divergence ? QString::fromStdString(report.divergence->node) : QString());
   } else {
     applyOverlays();
-    if (report_->divergence) selectAndCenter(shownAs(QString::fromStdString(report_->divergence->node)));
+    if (report.divergence) selectAndCenter(shownAs(QString::fromStdString(report.divergence->node)));
   }
-  Q_EMIT verified(report_->passed());
+  Q_EMIT verified(report.passed());
 }
 
 }  // namespace tdfx::ui

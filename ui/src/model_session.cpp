@@ -69,6 +69,13 @@ SessionLayout layoutSession(const TracedGraph& traced, const ViewOptions& option
 void applyLayout(ModelSession& session, SessionLayout layout) {
   session.options = std::move(layout.options);
   session.view = std::move(layout.view);
+  session.viewIdOfIr.clear();
+  for (const ViewNode& v : session.view.nodes) {
+    // emplace keeps the first: a size folded into two shape nodes is shown by the first, as the
+    // picture's edges say, and a folded check's line of code selects the first node it checks.
+    for (const std::string& ir : v.irNodes) session.viewIdOfIr.emplace(ir, v.id);
+    for (const std::string& ir : v.checks) session.viewIdOfIr.emplace(ir, v.id);
+  }
   session.layout = std::move(layout.layout);
   session.layoutSeconds = layout.seconds;
   session.layoutNote = std::move(layout.note);

@@ -1,8 +1,13 @@
 #pragma once
 // The View menu's checkable options (style, direction, expand all, shapes on edges, input checks,
-// shape arithmetic, time colouring): the actions, and how they show a ViewOptions. The window
-// changes its options and calls reflect(), so no setter has to remember which action to tick.
+// shape arithmetic, time colouring, following the file, the theme) and the toolbar's depth box: the
+// controls, and how they show a ViewOptions. The window changes its options and calls reflect(),
+// so no setter has to remember which action to tick.
 #include <QAction>
+#include <QActionGroup>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <algorithm>
 
 #include "tdfx/layout/view_graph.h"
 
@@ -16,6 +21,25 @@ struct ViewToggles {
   QAction* checks = nullptr;
   QAction* shapeArithmetic = nullptr;
   QAction* time = nullptr;  ///< its own state: the time overlay is no ViewOptions
+  QAction* follow = nullptr;  ///< View > Follow file changes
+  QActionGroup* themes = nullptr;  ///< View > Theme; each action's data is its theme (an int)
+  QSpinBox* depth = nullptr;  ///< the toolbar's depth box
+
+  /// The theme ticked in View > Theme (0, the system's, before any is).
+  int theme() const {
+    const QAction* checked = themes ? themes->checkedAction() : nullptr;
+    return checked ? checked->data().toInt() : 0;
+  }
+  void reflectTheme(int theme) const {
+    for (QAction* a : themes->actions()) a->setChecked(a->data().toInt() == theme);
+  }
+  /// Shows depth `depth` of `deepest` in the depth box, without acting on it (0: nothing to expand).
+  void reflectDepth(int depthShown, int deepest) const {
+    const QSignalBlocker blocker(depth);
+    depth->setEnabled(deepest > 0);
+    depth->setRange(0, deepest);
+    depth->setValue(std::min(depthShown, deepest));
+  }
 
   void reflect(const ViewOptions& options) const {
     fxStyle->setChecked(options.style == ViewStyle::Fx);

@@ -14,6 +14,7 @@
 
 #include "tdfx/runtime/verify.h"
 #include "tdfx/ui/file_follower.h"
+#include "tdfx/ui/model_loader.h"
 #include "tdfx/ui/model_session.h"
 #include "tdfx/worker/model_diff.h"
 
@@ -42,6 +43,7 @@ class KeysPanel;
 class BusyIndicator;
 class CodePanel;
 class Relayouter;
+class RecentFiles;
 class SearchController;
 struct ViewToggles;
 class SelectionHistory;
@@ -71,7 +73,7 @@ class MainWindow : public QMainWindow {
   /// Time and memory limits of the model worker processes started from now on.
   void setWorkerLimits(const WorkerLimits& limits);
   /// The warmed worker kept for the next open (on in the app, off by default in tests).
-  SpareWorker* spareWorker() const { return spare_; }
+  SpareWorker* spareWorker() const { return loader_->spare(); }
   /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
   /// returns false and reports the error when it fails.
   bool exportTo(const QString& path);
@@ -158,7 +160,7 @@ class MainWindow : public QMainWindow {
   GraphScene* scene() const { return scene_; }
   GraphView* view() const { return view_; }
   /// The toolbar's depth box: module scopes expanded down to its value.
-  QSpinBox* depthBox() const { return depthBox_; }
+  QSpinBox* depthBox() const;
   QPlainTextEdit* codeEditor() const;
   QPlainTextEdit* graphText() const;
   QTextBrowser* inspector() const { return inspector_; }
@@ -167,10 +169,10 @@ class MainWindow : public QMainWindow {
   KeysPanel* keysPanel() const { return keys_; }
   VerifyPanel* verifyPanel() const { return verify_; }
   QTableWidget* verifyTable() const;
-  const VerifyReport* lastReport() const { return report_ ? report_.get() : nullptr; }
+  const VerifyReport* lastReport() const { return session_ && session_->report ? session_->report.get() : nullptr; }
   const ModelSession* session() const { return session_.get(); }
   QString lastError() const { return lastError_; }
-  QStringList recentFiles() const { return recent_; }
+  QStringList recentFiles() const;
   QString statusText() const;
 
  Q_SIGNALS:
@@ -197,13 +199,11 @@ class MainWindow : public QMainWindow {
  private:
   // main_window_menus.cpp
   void buildMenus();
-  void updateRecentMenu();
-  void rememberFile(const QString& path);
   void restoreSettings();
   void saveSettings() const;
   void showNodeMenu(const QString& id, const QPoint& screenPos);
   // main_window.cpp
-  void onLoaded();
+  void onLoaded(const LoadOutcome& outcome);
   void onVerified(const VerifyRun& run);
   void showNode(const QString& id);
   void clearInspector();
@@ -239,9 +239,12 @@ class MainWindow : public QMainWindow {
   /// View nodes that read or write any of `keys` (computing nodes, reads, out-key nodes).
   QSet<QString> viewIdsUsingKeys(const std::vector<NestedKey>& keys) const;
   void resetRunOverlays();
-  QSet<QString> keyUseNodes() const;
+  /// The drawn nodes that read or write any of `keys`.
+  QSet<QString> keyUseNodes(const std::vector<NestedKey>& keys) const;
   void showError(const QString& message, bool failedLoad);
   QSet<QString> viewIdsOf(const std::vector<std::string>& irNodes) const;
+  /// The view node showing IR node `ir` in the picture; "" when none does.
+  QString viewIdOf(const QString& ir) const;
   void selectAndCenter(const QString& id);
   /// The view node showing `id`: itself when drawn, else the collapsed scope holding that IR node.
   QString shownAs(const QString& id) const;
@@ -265,20 +268,9 @@ class MainWindow : public QMainWindow {
   QLabel* status_;
   BusyIndicator* busy_;  ///< the status bar's busy bar and Cancel, while a file loads
   SearchController* search_ = nullptr;  ///< the toolbar's search
-  QSpinBox* depthBox_;
-  QMenu* recentMenu_ = nullptr;
   std::unique_ptr<ViewToggles> toggles_;  ///< the View menu's options
 
   std::shared_ptr<ModelSession> session_;
-  std::shared_ptr<VerifyReport> report_;
-  /// What the loader hands back: a session, or the error message (exceptions stay on the worker).
-  struct LoadOutcome {
-    std::shared_ptr<ModelSession> session;
-    QString error;
-    QString path;
-    bool reload = false;                         ///< the followed file again (the view is kept)
-    std::shared_ptr<const ModelDiff> changes;    ///< reload: against the version shown before
-  };
   void startLoad(const QString& path, std::shared_ptr<ModelSession> previous);
   void showLoaded(const LoadOutcome& outcome);
   void buildFollowing(QMenu* viewMenu);
@@ -287,56 +279,27 @@ class MainWindow : public QMainWindow {
   /// Follows `path`, `seen` being the version last read (a load's: the file as the load began);
   /// none: the file as it is now.
   void followFile(const QString& path, const std::optional<FileStamp>& seen = std::nullopt);
-  /// The followed file's state when the load in progress began: the version it reads.
-  FileStamp loadStamp_;
   /// A reload's result: the new version shown where the old one was, its changes marked; a
   /// failed reload keeps the last good graph and says why.
-  void showReload(LoadOutcome outcome);
+  void showReload(const LoadOutcome& outcome);
   void markChanges(const ModelDiff& changes);
   FileFollower* follower_ = nullptr;
-  QAction* followAction_ = nullptr;
   QListWidget* changesList_ = nullptr;
-  QFutureWatcher<LoadOutcome> loader_;
   Relayouter* layouts_ = nullptr;  ///< new pictures of the open model
-  // Loads wait on their worker process here, never on the global pool that painting also uses.
-  QThreadPool loadPool_;
-  // The worker of the load in progress (cancelLoad kills it); the open model's is in session_.
-  std::shared_ptr<ModelWorker> loadingWorker_;
-  // The layout process of the load in progress: cancel() stops Graphviz.
-  std::shared_ptr<LayoutProcess> loadingLayout_;
-  WorkerLimits workerLimits_;
-  SpareWorker* spare_ = nullptr;
+  /// Opens, reloads, compares and parameter statistics, each in a worker process.
+  ModelLoader* loader_ = nullptr;
   /// Shows the depth of the picture in the toolbar's box (without acting on it).
   void syncDepthBox();
   QString lastError_;
   QString lastComparison_;
-  struct CompareOutcome {
-    QString report, error;
-    std::shared_ptr<const ModelDiff> diff;
-    std::shared_ptr<ModelSession> session;
-    std::shared_ptr<ModelSession> other;  ///< the file compared with, traced and laid out
-  };
   QPointer<CompareWindow> compareWindow_;
   /// The last compare's findings on this model (side A), or a reload's on the new version: drawn as
   /// compare draws them until another model is opened.
   DiffMarks diffMarks_;
-  QFutureWatcher<CompareOutcome> comparer_;
-  /// Parameter statistics, asked of the worker once the first frame of a model is shown.
-  struct StatsOutcome {
-    std::shared_ptr<ModelSession> session;
-    std::vector<ParameterStats> stats;
-  };
-  QFutureWatcher<StatsOutcome> statsFetcher_;
-  void fetchParameterStats();
-  void onParameterStats();
-  std::shared_ptr<ModelWorker> compareWorker_;
-  void onCompared();
-  QStringList recent_;
-  QPair<QString, QString> namedFile_;  ///< nameFile(): the absolute path, and its name
+  void onParameterStats(const std::shared_ptr<ModelSession>& session, const std::vector<ParameterStats>& stats);
+  void onCompared(const CompareOutcome& outcome);
+  RecentFiles* recent_ = nullptr;  ///< File > Open Recent, and nameFile()'s name
   ViewOptions options_;
-  Theme theme_ = Theme::System;
-  std::vector<NestedKey> markedKeys_;  ///< selected in the Keys panel; re-marked after each relayout
-  QHash<QString, QString> viewIdOfIr_;  ///< IR node name -> the view node showing it
   SelectionHistory* history_ = nullptr;  ///< Back and Forward
 };
 

@@ -25,14 +25,23 @@ struct ModelSession {
   TracedModel traced;
   std::shared_ptr<const RunOverlay> run;  ///< the last run's shapes and times; null before one
   ParameterStatsMap stats;
+  std::shared_ptr<const VerifyReport> report;  ///< the last verify run's report; null before one
   ViewOptions options;
   ViewGraph view;
+  /// IR node name -> the view node showing it in `view` (a folded check: the node it checks; a
+  /// size folded into two shape nodes: the first). Kept by applyLayout.
+  std::map<std::string, std::string> viewIdOfIr;
   LayoutResult layout;
   double loadSeconds = 0, traceSeconds = 0, layoutSeconds = 0;
   std::string layoutNote;  ///< why the layered fallback layout is shown; "" for dot's
 
   const Graph& graph() const { return *traced.traced.graph; }
   const PythonCode& code() const { return traced.code; }
+  /// The view node showing IR node `ir`; "" when none does.
+  std::string viewIdOf(const std::string& ir) const {
+    const auto it = viewIdOfIr.find(ir);
+    return it == viewIdOfIr.end() ? std::string() : it->second;
+  }
 };
 
 /// The overlay of `records` (by node index, as ModelWorker::verify and run answer). Throws

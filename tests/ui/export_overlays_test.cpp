@@ -36,7 +36,7 @@ TEST(ExportOverlays, TheExportHasTheTimeColoursAndLegendShownAndTitlesAtTheTopOf
 
   QTemporaryDir dir;
   const QString path = dir.filePath(QStringLiteral("scoped.svg"));
-  ASSERT_TRUE(w.exportTo(path)) << w.lastError().toStdString();
+  ASSERT_TRUE(exportAndWait(w, [&] { return w.exportTo(path); })) << w.lastError().toStdString();
   const QString svg = readAll(path);
   EXPECT_TRUE(svg.contains(legend.last().toHtmlEscaped())) << "the time legend is in the export";
   EXPECT_TRUE(svg.contains(GraphScene::heatColor(1).name(), Qt::CaseInsensitive)) << "the slowest node's red";

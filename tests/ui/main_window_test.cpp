@@ -56,9 +56,9 @@ TEST(MainWindow, ExportsAndKeepsTheModelOnABadFile) {
   ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
   QTemporaryDir dir;
   const QString svg = dir.filePath(QStringLiteral("shown.svg"));
-  EXPECT_TRUE(w.exportTo(svg));
+  EXPECT_TRUE(exportAndWait(w, [&] { return w.exportTo(svg); }));
   EXPECT_EQ(std::system(("xmllint --noout " + svg.toStdString()).c_str()), 0);
-  EXPECT_FALSE(w.exportTo(dir.filePath(QStringLiteral("missing/x.svg"))));
+  EXPECT_FALSE(exportAndWait(w, [&] { return w.exportTo(dir.filePath(QStringLiteral("missing/x.svg"))); }));
   EXPECT_NE(w.lastError().toStdString().find("cannot write in"), std::string::npos);
 
   const int nodes = w.scene()->nodeCount();

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -252,11 +253,11 @@ TEST(Panels, ExportsTheCodeAtomically) {
   ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
   QTemporaryDir dir;
   const QString py = dir.filePath(QStringLiteral("model.py"));
-  ASSERT_TRUE(w.exportCode(py));
+  ASSERT_TRUE(exportAndWait(w, [&] { return w.exportCode(py); }));
   QFile f(py);
   ASSERT_TRUE(f.open(QIODevice::ReadOnly));
   EXPECT_EQ(f.readAll().toStdString(), w.session()->code().text);
-  EXPECT_FALSE(w.exportCode(dir.filePath(QStringLiteral("no/such/dir/model.py"))));
+  EXPECT_FALSE(exportAndWait(w, [&] { return w.exportCode(dir.filePath(QStringLiteral("no/such/dir/model.py"))); }));
 }
 
 TEST(Panels, ExportsTheTracedGraphAsTorchScript) {
@@ -267,7 +268,7 @@ TEST(Panels, ExportsTheTracedGraphAsTorchScript) {
   EXPECT_TRUE(inMenu);
   QTemporaryDir dir;
   const QString pt = dir.filePath(QStringLiteral("traced.pt"));
-  ASSERT_TRUE(w.exportTorchScript(pt)) << w.lastError().toStdString();
+  ASSERT_TRUE(exportAndWait(w, [&] { return w.exportTorchScript(pt); })) << w.lastError().toStdString();
   // LibTorch loads it without tdfx, and its forward takes and returns the flattened TensorDict.
   torch::jit::Module saved = torch::jit::load(pt.toStdString());
   c10::Dict<std::string, at::Tensor> in;
@@ -279,8 +280,29 @@ TEST(Panels, ExportsTheTracedGraphAsTorchScript) {
     EXPECT_EQ(out.at(flat).toTensor().size(0), 32);
   }
   EXPECT_FALSE(w.exportTorchScript(QString::fromStdString(fixture("seed_module.pt"))));  // never the model itself
-  EXPECT_FALSE(w.exportTorchScript(dir.filePath(QStringLiteral("no/such/dir/traced.pt"))));
+  EXPECT_FALSE(exportAndWait(w, [&] { return w.exportTorchScript(dir.filePath(QStringLiteral("no/such/dir/traced.pt"))); }));
   EXPECT_FALSE(w.lastError().isEmpty());
+}
+
+TEST(Panels, AnExportIsAJobTheWindowDoesNotWaitForAndASecondOneIsRefused) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
+  QTemporaryDir dir;
+  QSignalSpy exported(&w, &MainWindow::exported);
+  const QString pt = dir.filePath(QStringLiteral("traced.pt"));
+  ASSERT_TRUE(w.exportTorchScript(pt));
+  // No nested event loop ran: the worker's archive cannot have come back yet, and nothing of the
+  // window was re-entered while the call lasted.
+  EXPECT_TRUE(exported.isEmpty()) << "the export finished inside the call";
+  EXPECT_FALSE(w.exportCode(dir.filePath(QStringLiteral("model.py")))) << "a second export while one runs";
+  EXPECT_TRUE(w.lastError().contains(QStringLiteral("still being written"))) << w.lastError().toStdString();
+  for (int i = 0; i < 600 && exported.isEmpty(); ++i) QTest::qWait(20);
+  ASSERT_EQ(exported.size(), 1);
+  EXPECT_EQ(exported.first().at(0).toString(), pt);
+  EXPECT_TRUE(exported.first().at(1).toBool());
+  EXPECT_TRUE(QFileInfo::exists(pt));
+  EXPECT_TRUE(w.statusText().startsWith(QStringLiteral("Wrote ") + pt)) << w.statusText().toStdString();
+  EXPECT_TRUE(exportAndWait(w, [&] { return w.exportCode(dir.filePath(QStringLiteral("model.py"))); }));
 }
 
 TEST(Panels, CancelKeepsTheOpenModel) {

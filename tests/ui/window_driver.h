@@ -29,6 +29,16 @@ inline bool verifyAndWait(MainWindow& w) {
   return !done.isEmpty() && done.first().first().toBool();
 }
 
+/// Calls `start` (exportTo, exportCode or exportTorchScript) and waits for the export; true when it
+/// started and wrote its file. The export is asynchronous: it has not finished when `start` returns.
+template <typename Start>
+bool exportAndWait(MainWindow& w, Start start) {
+  QSignalSpy exported(&w, &MainWindow::exported);
+  if (!start()) return false;
+  for (int i = 0; i < 600 && exported.isEmpty(); ++i) QTest::qWait(20);
+  return !exported.isEmpty() && exported.first().at(1).toBool();
+}
+
 /// Calls `change` (a style, direction or hierarchy change) and waits for the new picture.
 template <typename Change>
 bool relayoutAndWait(MainWindow& w, Change change) {

@@ -1,5 +1,5 @@
 #include "tdfx/ui/main_window.h"
-#include "busy_indicator.h"
+#include "status_line.h"
 #include "tdfx/ui/relayouter.h"
 #include "tdfx/ui/model_loader.h"
 #include "tdfx/ui/recent_files.h"
@@ -31,7 +31,6 @@
 #include <QToolBar>
 #include <QSignalBlocker>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrent>
 
 #include "error_text.h"
 #include "model_summary_text.h"
@@ -65,8 +64,7 @@ QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& n
 MainWindow::MainWindow(bool interactive, QWidget* parent)
     : QMainWindow(parent), interactive_(interactive), scene_(new GraphScene(this)), view_(new GraphView(this)),
       code_(new CodePanel(this)), inspector_(new QTextBrowser(this)), modelPanel_(new QTextBrowser(this)),
-      keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new QLabel(this)),
-      busy_(new BusyIndicator(this)) {
+      keys_(new KeysPanel(this)), verify_(new VerifyPanel(this)), status_(new StatusLine(statusBar())) {
   setWindowTitle(QStringLiteral("tdfx"));
   setAcceptDrops(true);
   history_ = new SelectionHistory(this);
@@ -76,6 +74,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   QSpinBox* depthBox = toggles_->depth = new QSpinBox(this);
   layouts_ = new Relayouter(this);
   loader_ = new ModelLoader(this);
+  exports_ = new ExportJobs(this);
+  connect(exports_, &ExportJobs::finished, this, &MainWindow::onExported);
   loader_->spare()->setEnabled(interactive_);  // tests and benchmarks turn it on themselves
   loader_->refillSpare();
   view_->setScene(scene_);
@@ -105,13 +105,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   resizeDocks({verifyDock}, {std::max(240, verify_->minimumSizeHint().height() + 8)}, Qt::Vertical);
 
   // Status bar: counts and timings, and while loading a busy indicator with Cancel.
-  statusBar()->addWidget(status_, 1);
-  status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // a long message never widens the window
-  status_->setTextFormat(Qt::PlainText);  // model-derived text (errors, names) is never markup
-  status_->setObjectName(QStringLiteral("status"));
-  statusBar()->addPermanentWidget(busy_);
-  busy_->hide();  // the status bar shows what it is given
-  connect(busy_, &BusyIndicator::cancelled, this, &MainWindow::cancelLoad);
+  connect(status_, &StatusLine::cancelled, this, &MainWindow::cancelLoad);
 
   // Search: live as you type (debounced); Enter = next, Shift+Enter = previous; every match is marked.
   search_ = new SearchController(
@@ -162,6 +156,8 @@ MainWindow::~MainWindow() {
   if (session_) session_->worker->cancel();
   delete loader_;  // kills the workers of its jobs and waits for them
   loader_ = nullptr;
+  delete exports_;  // waits for an export in progress (a TorchScript one ends with the worker)
+  exports_ = nullptr;
   delete layouts_;  // stops its layout and waits for the job, which reads the open model's graph
   layouts_ = nullptr;
 }
@@ -184,7 +180,7 @@ void MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> previous) {
-  setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
+  status_->setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
   loader_->load(path, options_, std::move(previous));
 }
 
@@ -193,24 +189,15 @@ void MainWindow::cancelLoad() {
   // The load runs in its own worker process: killing it stops LibTorch wherever it is. The job
   // waiting on it ends at once and its result is dropped; the open model and its worker stay.
   loader_->cancel();
-  setIdle();
+  status_->setIdle();
   status_->setText(tr("Cancelled; %1").arg(session_ ? tr("the open model stays") : tr("nothing is open")));
   Q_EMIT loadCancelled();
 }
 
-bool MainWindow::isLoading() const { return busy_->busy(); }
-
-void MainWindow::setBusy(const QString& what) {
-  status_->setText(what);
-  busy_->setBusy(true);
-}
-
-void MainWindow::setIdle() {
-  busy_->setBusy(false);
-}
+bool MainWindow::isLoading() const { return status_->busy(); }
 
 void MainWindow::onLoaded(const LoadOutcome& outcome) {
-  setIdle();
+  status_->setIdle();
   loader_->refillSpare();  // the next open's worker, warmed while the window is idle
   if (outcome.reload) return showReload(outcome);
   if (!outcome.session) {
@@ -307,137 +294,6 @@ void MainWindow::showError(const QString& message, bool failedLoad) {
     if (whole && box.clickedButton() == whole) showWholeMessage(this, message);
   }
   if (failedLoad) Q_EMIT loadFailed(message);
-}
-
-// ---- The picture ---------------------------------------------------------------------------
-
-void MainWindow::showSession() {
-  const QString selected = scene_->selectedNode();
-  scene_->showGraph(session_->view, session_->layout);
-  view_->sceneChanged();
-  search_->redrawn();
-  applyOverlays();
-  if (!selected.isEmpty() && scene_->nodeItem(selected)) scene_->selectNode(selected);
-}
-
-QString MainWindow::layoutNote() const {
-  if (!session_ || session_->layoutNote.empty()) return {};
-  return QStringLiteral("; ") + QString::fromStdString(session_->layoutNote);
-}
-
-void MainWindow::relayoutCurrent(const QString& selectAfter) {
-  if (!session_) return;
-  // Graphviz takes up to a second on big graphs: lay out on a worker, keep showing the old picture.
-  ViewOptions options = options_;
-  options.run = session_->run;  // the shapes of the last run, read by the job from its own copy
-  status_->setText(tr("Laying out ..."));
-  layouts_->request(session_, options, selectAfter);
-}
-
-void MainWindow::showLayout(std::shared_ptr<SessionLayout> layout, const QString& selectAfter) {
-  if (!session_) return;
-  const auto start = std::chrono::steady_clock::now();
-  applyLayout(*session_, std::move(*layout));
-  showSession();  // selects the node selected before, when it is still drawn
-  // The view stays on what the user looks at: the node asked for, else the selection at the same
-  // zoom; only a picture with neither starts again at the top.
-  if (!selectAfter.isEmpty()) {
-    selectAndCenter(shownAs(selectAfter));
-  } else if (QGraphicsItem* selected = scene_->nodeItem(scene_->selectedNode())) {
-    view_->centerOn(selected);
-  } else {
-    view_->showStart();
-  }
-  showSelectionAfterRelayout();
-  syncDepthBox();
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  status_->setText(tr("%1 nodes, %2 edges; layout %3 ms, drawing %4 ms")
-                       .arg(scene_->nodeCount())
-                       .arg(scene_->edgeCount())
-                       .arg(session_->layoutSeconds * 1e3, 0, 'f', 0)
-                       .arg(ms, 0, 'f', 0) +
-                   layoutNote());
-  Q_EMIT viewChanged();
-}
-
-void MainWindow::syncDepthBox() {
-  int deepest = 0;
-  if (session_)
-    for (const auto& [scope, depth] : allScopes(session_->graph())) deepest = std::max(deepest, depth);
-  toggles_->reflectDepth(session_ ? session_->view.depth : 0, deepest);
-}
-
-QString MainWindow::viewIdOf(const QString& ir) const {
-  return session_ ? QString::fromStdString(session_->viewIdOf(ir.toStdString())) : QString();
-}
-
-QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {
-  QSet<QString> ids;
-  for (const std::string& ir : irNodes) {
-    const QString id = viewIdOf(QString::fromStdString(ir));
-    if (!id.isEmpty()) ids.insert(id);
-  }
-  return ids;
-}
-
-void MainWindow::setDepth(int depth) {
-  options_.hierarchy.expandAll = false;
-  options_.hierarchy.depth = depth;
-  options_.hierarchy.expanded.clear();
-  options_.hierarchy.collapsed.clear();
-  toggles_->reflect(options_);
-  relayoutCurrent();
-}
-
-void MainWindow::setExpandAll(bool on) {
-  options_.hierarchy.expandAll = on;
-  options_.hierarchy.expanded.clear();  // "expand all" also opens what was collapsed by hand
-  options_.hierarchy.collapsed.clear();
-  toggles_->reflect(options_);
-  relayoutCurrent();
-}
-
-void MainWindow::setStyle(ViewStyle style) {
-  options_.style = style;
-  toggles_->reflect(options_);
-  relayoutCurrent();
-}
-
-void MainWindow::setRankdir(const QString& rankdir) {
-  options_.rankdir = rankdir == QStringLiteral("LR") ? "LR" : "TB";
-  toggles_->reflect(options_);
-  relayoutCurrent();
-}
-
-void MainWindow::expandScope(const QString& nodeId) {
-  if (!session_) return;
-  const ViewNode* v = session_->view.findNode(nodeId.toStdString());
-  if (!v || (v->kind != ViewNode::Kind::Collapsed && v->kind != ViewNode::Kind::Shape)) return;
-  options_.hierarchy.depth = session_->view.depth;  // keep the rest as it is
-  // Show what opened: its first node.
-  const QString first = v->irNodes.empty() ? QString() : QString::fromStdString(v->irNodes.front());
-  if (v->kind == ViewNode::Kind::Shape) {  // a shape node opens into the size computations it holds
-    options_.shapesExpanded.insert(v->id);
-    return relayoutCurrent(first);
-  }
-  options_.hierarchy.collapsed.erase(v->scope);
-  options_.hierarchy.expanded.insert(v->scope);
-  relayoutCurrent(first);
-}
-
-void MainWindow::collapseScope(const QString& scope) {
-  if (!session_ || scope.isEmpty()) return;
-  options_.hierarchy.depth = session_->view.depth;
-  if (options_.hierarchy.expandAll) {  // from "everything open", close just this one
-    options_.hierarchy.expandAll = false;
-    options_.hierarchy.depth = 1 << 20;
-    toggles_->reflect(options_);
-  }
-  options_.hierarchy.expanded.erase(scope.toStdString());
-  options_.hierarchy.collapsed.insert(scope.toStdString());
-  // Show the collapsed module where the selection (the node right-clicked) was.
-  const ViewNode* v = session_->view.findNode(scene_->selectedNode().toStdString());
-  relayoutCurrent(v && !v->irNodes.empty() ? QString::fromStdString(v->irNodes.front()) : QString());
 }
 
 }  // namespace tdfx::ui

@@ -6,6 +6,7 @@
 #include "tdfx/ui/difference_list.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/main_window.h"
+#include "status_line.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/worker/model_diff.h"
 

@@ -12,6 +12,7 @@
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
+#include "status_line.h"
 #include "tdfx/ui/recent_files.h"
 #include "tdfx/ui/search_controller.h"
 #include "view_toggles.h"

@@ -5,9 +5,6 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QEventLoop>
-#include <QFutureWatcher>
-#include <QtConcurrent>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -31,6 +28,7 @@
 #include "tdfx/ui/graph_view.h"
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "status_line.h"
 #include "view_toggles.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
@@ -336,46 +334,32 @@ QString MainWindow::suggestedExportPath(const QString& extension) const {
   return model.absoluteDir().filePath(model.completeBaseName() + "." + extension);
 }
 
-namespace {
-// What an export done off the GUI thread gives back: a note for the status bar, or its error.
-struct Written {
-  std::string note, error;
-};
-
-// Runs `work` (returning the note) on `pool` while the window keeps painting (user input waits).
-template <typename Work>
-Written writeWhilePainting(QThreadPool* pool, Work work) {
-  QFutureWatcher<Written> watcher;
-  QEventLoop wait;
-  QObject::connect(&watcher, &QFutureWatcher<Written>::finished, &wait, &QEventLoop::quit);
-  watcher.setFuture(QtConcurrent::run(pool, [work = std::move(work)]() -> Written {
-    try {
-      return {work(), {}};
-    } catch (const std::exception& e) {
-      return {{}, e.what()};
-    }
-  }));
-  if (!watcher.isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
-  return watcher.result();
+bool MainWindow::startExport(const QString& path, std::function<std::string()> write) {
+  if (!exports_->start(path, std::move(write))) {
+    showError(tr("%1 is still being written; export again once it is done").arg(QFileInfo(path).fileName()), false);
+    return false;
+  }
+  status_->setText(tr("Writing %1 ...").arg(path));
+  return true;
 }
-}  // namespace
+
+void MainWindow::onExported(const ExportResult& result) {
+  if (!result.ok()) {
+    showError(QString::fromStdString(result.error), false);
+  } else {
+    status_->setText(result.note.empty() ? tr("Wrote %1").arg(result.path)
+                                         : tr("Wrote %1 (%2)").arg(result.path, QString::fromStdString(result.note)));
+  }
+  Q_EMIT exported(result.path, result.ok());
+}
 
 bool MainWindow::exportTo(const QString& path) {
   if (!session_) return false;
   // Graphviz renders in a layout process, within the request time limit (an SVG past it is drawn
   // from the layered layout); the picture shown, overlays included.
-  const double limit = loader_->limits().requestSeconds;
-  const Written written = writeWhilePainting(loader_->pool(), [view = shownView(), file = path.toStdString(), limit] {
+  return startExport(path, [view = shownView(), file = path.toStdString(), limit = loader_->limits().requestSeconds] {
     return exportViewWithin(view, file, limit);
   });
-  if (!written.error.empty()) {
-    showError(QString::fromStdString(written.error), false);
-    return false;
-  }
-  statusBar()->showMessage(written.note.empty() ? tr("Wrote %1").arg(path)
-                                                : tr("Wrote %1 (%2)").arg(path, QString::fromStdString(written.note)),
-                           5000);
-  return true;
 }
 
 bool MainWindow::exportTorchScript(const QString& path) {
@@ -386,29 +370,19 @@ bool MainWindow::exportTorchScript(const QString& path) {
   }
   // The model's worker builds the archive (it runs the model's code); this process writes it.
   session_->worker->resetCancel();
-  const Written written = writeWhilePainting(loader_->pool(), [worker = session_->worker, file = path.toStdString()] {
+  return startExport(path, [worker = session_->worker, file = path.toStdString()] {
     const TorchScriptArchive archive = worker->torchScript();
     writeFileAtomically(file, archive.bytes);
-    return archive.signature;
+    return "TorchScript, " + archive.signature;
   });
-  if (!written.error.empty()) {
-    showError(QString::fromStdString(written.error), false);
-    return false;
-  }
-  statusBar()->showMessage(tr("Wrote %1 (TorchScript, %2)").arg(path, QString::fromStdString(written.note)), 5000);
-  return true;
 }
 
 bool MainWindow::exportCode(const QString& path) {
   if (!session_) return false;
-  try {
-    writeFileAtomically(path.toStdString(), session_->traced.code.text);
-  } catch (const std::exception& e) {
-    showError(QString::fromStdString(e.what()), false);
-    return false;
-  }
-  statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-  return true;
+  return startExport(path, [text = session_->traced.code.text, file = path.toStdString()] {
+    writeFileAtomically(file, text);
+    return std::string();
+  });
 }
 
 }  // namespace tdfx::ui

@@ -15,6 +15,7 @@
 
 #include "dock_share.h"
 #include "tdfx/ui/main_window.h"
+#include "status_line.h"
 #include "view_toggles.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/verify_panel.h"

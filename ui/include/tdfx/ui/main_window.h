@@ -2,8 +2,6 @@
 // The main window: graph view in the centre; Code, Inspector, Keys and Verify docks; File, View,
 // Go and Help menus. Loading, tracing, layout and verification run on worker threads; the window
 // stays responsive and a load can be cancelled.
-#include <QFutureWatcher>
-#include <QThreadPool>
 #include <QHash>
 #include <QMainWindow>
 #include <QPointer>
@@ -15,6 +13,8 @@
 #include "tdfx/runtime/verify.h"
 #include "tdfx/ui/file_follower.h"
 #include "tdfx/ui/model_loader.h"
+#include "tdfx/ui/export_jobs.h"
+#include <functional>
 #include "tdfx/ui/model_session.h"
 #include "tdfx/worker/model_diff.h"
 
@@ -40,7 +40,7 @@ class FileFollower;
 class GraphScene;
 class GraphView;
 class KeysPanel;
-class BusyIndicator;
+class StatusLine;
 class CodePanel;
 class Relayouter;
 class RecentFiles;
@@ -74,17 +74,19 @@ class MainWindow : public QMainWindow {
   void setWorkerLimits(const WorkerLimits& limits);
   /// The warmed worker kept for the next open (on in the app, off by default in tests).
   SpareWorker* spareWorker() const { return loader_->spare(); }
-  /// Writes the current picture (format from the extension: svg, png, pdf, dot) atomically;
-  /// returns false and reports the error when it fails.
+  /// Starts writing the current picture (format from the extension: svg, png, pdf, dot)
+  /// atomically on a thread of its own; emits exported when done, and the status bar (or the
+  /// error) says how it went. False, and nothing started, with no model open or while another
+  /// export runs. The window goes on meanwhile: no nested event loop waits for it.
   bool exportTo(const QString& path);
   /// The picture as shown: the view with the overlays on (time colouring, its legend), as exported.
   ViewGraph shownView() const;
   /// What File > Export suggests: the model's name with `extension`, beside the model file.
   QString suggestedExportPath(const QString& extension) const;
-  /// Writes the generated Python code atomically.
+  /// Starts writing the generated Python code atomically, as exportTo.
   bool exportCode(const QString& path);
-  /// Writes the traced graph as a TorchScript archive (built by the model's worker) atomically;
-  /// returns false and reports the error when it fails. File > Export as TorchScript.
+  /// Starts writing the traced graph as a TorchScript archive (built by the model's worker)
+  /// atomically, as exportTo; never over the model file itself. File > Export as TorchScript.
   bool exportTorchScript(const QString& path);
 
   void selectNode(const QString& id);
@@ -189,6 +191,8 @@ class MainWindow : public QMainWindow {
   /// A new picture is shown after a change of style, direction, hierarchy or overlays (laid out
   /// on a worker thread).
   void viewChanged();
+  /// An export finished: its file, and whether it was written (else lastError says why).
+  void exported(const QString& path, bool ok);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -252,8 +256,6 @@ class MainWindow : public QMainWindow {
   void revisit(const QString& id);
   /// Back (or Forward) to the nearest entry drawn now.
   void stepThroughHistory(bool back);
-  void setBusy(const QString& what);
-  void setIdle();
 
   bool interactive_;
   DockShare* dockShare_ = nullptr;
@@ -265,8 +267,7 @@ class MainWindow : public QMainWindow {
   void showModelSummary();
   KeysPanel* keys_;
   VerifyPanel* verify_;
-  QLabel* status_;
-  BusyIndicator* busy_;  ///< the status bar's busy bar and Cancel, while a file loads
+  StatusLine* status_;  ///< the status bar's text, and its busy bar and Cancel while a file loads
   SearchController* search_ = nullptr;  ///< the toolbar's search
   std::unique_ptr<ViewToggles> toggles_;  ///< the View menu's options
 
@@ -298,6 +299,10 @@ class MainWindow : public QMainWindow {
   DiffMarks diffMarks_;
   void onParameterStats(const std::shared_ptr<ModelSession>& session, const std::vector<ParameterStats>& stats);
   void onCompared(const CompareOutcome& outcome);
+  /// Starts an export job, or says why not (another one runs).
+  bool startExport(const QString& path, std::function<std::string()> write);
+  void onExported(const ExportResult& result);
+  ExportJobs* exports_ = nullptr;  ///< File > Export's jobs, one at a time
   RecentFiles* recent_ = nullptr;  ///< File > Open Recent, and nameFile()'s name
   ViewOptions options_;
   SelectionHistory* history_ = nullptr;  ///< Back and Forward

@@ -215,6 +215,33 @@ TEST(Compare, PanesZoomAndScrollTogetherAndAnAddedBlockIsShownWhereItWouldBeOnTh
   EXPECT_TRUE(grown->viewA()->viewport()->rect().contains(onScreen(grown->viewA(), grown->sceneA(), anchor)));
 }
 
+// Issue 36's review: the compare window read side A's picture from the window's live session, which
+// a relayout in the main window rewrites; it keeps a copy of the picture it draws.
+TEST(Compare, ARelayoutInTheMainWindowLeavesTheComparedPictureAsItIsDrawn) {
+  MainWindow w(/*interactive=*/false);
+  CompareWindow* c = compareAndWait(w, diffModel("resnet34_grown.pt"), diffModel("resnet18.pt"));
+  ASSERT_NE(c, nullptr);
+  showAndSettle(c);
+  const int drawnA = c->sceneA()->nodeCount();
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setDepth(0); }));  // the main window: one node per top module
+  ASSERT_LT(w.scene()->nodeCount(), drawnA);
+  EXPECT_EQ(c->sceneA()->nodeCount(), drawnA);
+  const QStringList rows = c->differences()->shownRows();
+  const int removed = static_cast<int>(rows.indexOf(QRegularExpression("- node layer1_2_conv1 .*")));
+  ASSERT_GE(removed, 0) << rows.join('\n').toStdString();
+  ASSERT_TRUE(c->differences()->selectRow(removed));
+  EXPECT_EQ(c->sceneA()->selectedNode(), "layer1_2_conv1");
+  // resnet18 has no layer1.2: the right pane shows the last node both have before it, found through
+  // the edges A draws (not the main window's collapsed picture, where layer1_2_conv1 is no node).
+  EXPECT_TRUE(c->sceneB()->selectedNode().startsWith("layer1_1_")) << c->sceneB()->selectedNode().toStdString();
+  // A click on A's picture: the same, and A's inspector describes the node clicked.
+  c->sceneA()->selectNode(QStringLiteral("layer1_2_conv2"));
+  const QString anchor = c->sceneB()->selectedNode();
+  EXPECT_TRUE(anchor.startsWith("layer1_1_")) << anchor.toStdString();
+  EXPECT_TRUE(c->inspectorA()->toPlainText().contains(QStringLiteral("layer1_2_conv2")))
+      << c->inspectorA()->toPlainText().toStdString();
+}
+
 // Issue 36, defect 7: 152 rows in one flat list five rows tall, with no grouping or filter.
 TEST(Compare, TheDifferencesAreGroupedByModuleWithCountsAndFilteredByKind) {
   MainWindow w(/*interactive=*/false);

@@ -60,7 +60,10 @@ void MainWindow::onCompared(const CompareOutcome& outcome) {
   if (compareWindow_) compareWindow_->deleteLater();
   const QString nameA = QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName();
   const QString nameB = QFileInfo(QString::fromStdString(outcome.other->traced.model.path)).fileName();
-  compareWindow_ = new CompareWindow(session_, outcome.other, *outcome.diff, nameA, nameB, this);
+  // A copy of the picture as drawn now: a relayout here rewrites session_'s view, and the compare
+  // window maps names and follows edges on the picture it draws (the graph and worker are shared).
+  auto drawnA = std::make_shared<const ModelSession>(*session_);
+  compareWindow_ = new CompareWindow(drawnA, outcome.other, *outcome.diff, nameA, nameB, this);
   compareWindow_->setAttribute(Qt::WA_DeleteOnClose);
   compareWindow_->setAcceptDrops(true);
   connect(compareWindow_, &CompareWindow::fileDropped, this, &MainWindow::compareDropped);

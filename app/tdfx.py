@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
@@ -98,8 +99,8 @@ def _cause(stderr: str) -> str:
 
 
 class _Spinner:
-    """Progress for calls that take over a second: a spinner on a terminal's stderr, or one quiet
-    line in a notebook's output, removed when the call ends."""
+    """Progress for calls that take over a second: a spinner on a terminal's stderr, removed when
+    the call ends, or one quiet line in a notebook's output, which then says how long it took."""
 
     def __init__(self, what: str) -> None:
         self.what, self.stop = what, threading.Event()
@@ -107,6 +108,7 @@ class _Spinner:
         self.handle: Any = None
 
     def __enter__(self) -> "_Spinner":
+        self.started = time.monotonic()
         terminal = sys.stderr is not None and hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
         if terminal:
             self.thread = threading.Thread(target=self._spin, daemon=True)
@@ -141,8 +143,12 @@ class _Spinner:
         if self.thread:
             self.thread.join()
         if self.handle is not None:
+            # As tqdm leaves a finished bar: Jupyter cannot take one output away (an update to
+            # nothing left an empty output in the cell), so the line says how it ended.
             try:
-                self.handle.update({"text/plain": ""}, raw=True)
+                seconds = time.monotonic() - self.started
+                ended = "failed" if exc and exc[0] is not None else "done"
+                self.handle.update({"text/plain": f"{self.what}... {ended} in {seconds:.1f} s"}, raw=True)
             except Exception:  # noqa: BLE001
                 pass
 
@@ -519,26 +525,39 @@ class VerifyResult:
     def __bool__(self) -> bool:
         return self.passed
 
-    def _repr_html_(self) -> str:
-        head = "<tr><th>key</th><th>shape</th><th>dtype</th><th>max abs diff</th><th>result</th></tr>"
-        body = ""
+    def _summary(self) -> Tuple[str, str, List[Tuple[str, str, str, str, str]]]:
+        """The verdict, the node counts and one (key, shape, dtype, max abs diff, result) per key."""
+        rows = []
         for r in self.rows:
             key = ".".join(r["key"]) if isinstance(r["key"], list) else str(r["key"])
             result = "bitwise equal" if r.get("bitwise_equal") else ("matches" if r.get("matches") else
                                                                        r.get("problem") or "differs")
-            body += (f"<tr><td>{html.escape(key)}</td><td>{html.escape(str(r.get('shape')))}</td>"
-                     f"<td>{html.escape(str(r.get('dtype')))}</td><td>{r.get('max_abs_diff', 0):.3g}</td>"
-                     f"<td>{html.escape(result)}</td></tr>")
+            rows.append((key, str(r.get("shape")), str(r.get("dtype")), f"{r.get('max_abs_diff', 0):.3g}", result))
         verdict = "PASSED" if self.passed else "FAILED"
         d = self.first_divergence
         if d:
-            verdict += f": first diverging node {html.escape(str(d.get('node')))}"
+            verdict += f": first diverging node {d.get('node')}"
             if d.get("problem"):
-                verdict += html.escape(f" ({d['problem']}: eager {d.get('eager')}, traced {d.get('traced')})")
+                verdict += f" ({d['problem']}: eager {d.get('eager')}, traced {d.get('traced')})"
         nodes = self.report.get("nodes") or {}
-        counts = (f"<p>{int(nodes.get('compared', 0))} nodes compared with their eager values, "
-                  f"{int(nodes.get('without_eager_value', 0))} without one</p>") if nodes else ""
-        return f"<p><b>{verdict}</b></p>{counts}<table>{head}{body}</table>"
+        counts = (f"{int(nodes.get('compared', 0))} nodes compared with their eager values, "
+                  f"{int(nodes.get('without_eager_value', 0))} without one") if nodes else ""
+        return verdict, counts, rows
+
+    def __str__(self) -> str:
+        verdict, counts, rows = self._summary()
+        table = [("key", "shape", "dtype", "max abs diff", "result")] + rows
+        widths = [max(len(row[i]) for row in table) for i in range(5)]
+        lines = [verdict] + ([counts] if counts else [])
+        lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        verdict, counts, rows = self._summary()
+        head = "<tr><th>key</th><th>shape</th><th>dtype</th><th>max abs diff</th><th>result</th></tr>"
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in rows)
+        counts = f"<p>{html.escape(counts)}</p>" if counts else ""
+        return f"<p><b>{html.escape(verdict)}</b></p>{counts}<table>{head}{body}</table>"
 
 
 def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol: float = 0.0,

@@ -39,7 +39,7 @@ __all__ = ["show", "draw", "trace", "verify", "diff", "set_limits", "Drawing", "
            "TdfxError", "NotInstalledError", "ScriptError", "WorkerLimitError"]
 
 ModuleOrPath = Union[str, "os.PathLike[str]", Any]
-Inputs = Optional[Mapping[Any, Any]]
+Inputs = Any  # None, a tensor (the one input), a tuple of tensors, or {key: tensor}
 
 
 class TdfxError(Exception):
@@ -270,6 +270,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
         except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
             pass
     target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")
+    example_inputs = _keyed(obj, example_inputs, "example_inputs")  # a tensor: the module's one input
     try:
         with _Spinner("tdfx: saving the module"):
             tdfx_export.export(obj, target, example_inputs=example_inputs)
@@ -304,6 +305,20 @@ def _shape(value: Any) -> bool:
         isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
 
 
+def _keyed(obj: ModuleOrPath, inputs: Any, argument: str) -> Any:
+    """A tensor (the module's one input) or a tuple of tensors (its inputs in order) as
+    {key: tensor}, by the module's in keys; anything else as it is."""
+    if not (_is_tensor(inputs) or (isinstance(inputs, tuple) and inputs and all(_is_tensor(t) for t in inputs))):
+        return inputs
+    given = (inputs,) if _is_tensor(inputs) else inputs
+    keys = _input_keys(obj)
+    if len(keys) != len(given):
+        names = ", ".join(".".join(k) if isinstance(k, tuple) else str(k) for k in keys) or "none"
+        raise TdfxError(f"{argument}: {len(given)} tensor(s) given, but {type(obj).__name__} takes {len(keys)} "
+                        f"input(s) ({names}): give {argument}={{key: tensor}}")
+    return dict(zip(keys, given))
+
+
 def _input_args(obj: ModuleOrPath, inputs: Any) -> List[str]:
     """tdfx-cli's flags for `inputs`: a tensor (the module's one input), a tuple of tensors (its
     inputs in order), or a dict {key: tensor | shape | (shape, dtype)}. Tensors are used as they
@@ -311,13 +326,7 @@ def _input_args(obj: ModuleOrPath, inputs: Any) -> List[str]:
     (--input KEY=SHAPE:DTYPE)."""
     if inputs is None:
         return []
-    if _is_tensor(inputs) or (isinstance(inputs, tuple) and inputs and all(_is_tensor(t) for t in inputs)):
-        given = (inputs,) if _is_tensor(inputs) else inputs
-        keys = _input_keys(obj)
-        if len(keys) != len(given):
-            raise TdfxError(f"inputs: {len(given)} tensor(s) given, but {type(obj).__name__} takes {len(keys)} "
-                            f"input(s) ({', '.join(keys) or 'none'}): give inputs={{key: tensor}}")
-        inputs = dict(zip(keys, given))
+    inputs = _keyed(obj, inputs, "inputs")
     if not isinstance(inputs, Mapping):
         raise TdfxError(f"inputs: expected a tensor, a tuple of tensors or a dict {{key: tensor or shape}}, "
                         f"got {type(inputs).__name__}")

@@ -280,6 +280,30 @@ class ApiTest(unittest.TestCase):
         finally:
             os.chdir(cwd)
 
+    def test_example_inputs_may_be_the_modules_one_tensor_or_a_tuple(self):
+        """Issue 37: example_inputs=tensor raised ScriptError "'Tensor' object has no attribute 'items'"."""
+        class Lazy(nn.Module):  # needs its example inputs to be materialised and saved
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.LazyLinear(4)
+
+            def forward(self, x):
+                return self.fc(x).relu()
+
+        m = Lazy()
+        d = tdfx.draw(m, example_inputs=torch.randn(2, 3))
+        ET.fromstring(d.svg)
+        self.assertIn("fc", d.code)
+        self.assertEqual(m.fc.in_features, 3)
+        r = tdfx.verify(Lazy(), example_inputs=(torch.randn(2, 5),))  # a tuple: the inputs in order
+        self.assertTrue(r.passed)
+        self.assertEqual(r.rows[0]["shape"], [2, 4])
+        str(r)  # the text table
+        self.assertIn("PASSED", str(r).splitlines()[0])
+        with self.assertRaisesRegex(tdfx.TdfxError, r"^example_inputs: 2 tensor\(s\) given, but Lazy takes 1 "
+                                                    r"input\(s\) \(x\): give example_inputs=\{key: tensor\}$"):
+            tdfx.draw(Lazy(), example_inputs=(torch.randn(2, 3), torch.randn(2, 3)))
+
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)
         self.assertTrue(r.passed)

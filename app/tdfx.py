@@ -267,6 +267,8 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
             with _Spinner("tdfx: saving the module"):
                 tdfx_export.export_plain(obj, target)
             return target
+        except tdfx_export.UnsupportedModule as e:  # no other way to save it either
+            raise ScriptError(str(e)) from None
         except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
             pass
     target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")

@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import inspect
 import io
+import contextlib
 import json
 import os
 import sys
@@ -37,6 +38,10 @@ DTYPES = {
 
 class ExportError(Exception):
     """A module or input that cannot be exported; the message says what and why."""
+
+
+class UnsupportedModule(ExportError):
+    """A kind of module tdfx cannot save, whatever its inputs (a probabilistic module)."""
 
 
 # --- Recognising tensordict's modules by duck typing -------------------------------------------
@@ -212,7 +217,9 @@ def _spec_and_modules(obj, path, convert):
 
 def plain_in_keys(module):
     """A plain nn.Module's in keys: its forward's parameters without a default."""
-    return [p.name for p in inspect.signature(module.forward).parameters.values()
+    # Its class's forward (without self): a TensorDictModule around it replaces the instance's.
+    parameters = list(inspect.signature(type(module).forward).parameters.values())[1:]
+    return [p.name for p in parameters
             if p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
@@ -241,13 +248,35 @@ def is_plain_module(obj):
     return isinstance(obj, nn.Module) and not (_is_td_module(obj) or _is_td_sequential(obj))
 
 
+@contextlib.contextmanager
+def _class_forwards(obj):
+    """Every module of `obj` runs, and is scripted, through its class's forward meanwhile.
+
+    Wrapping a module in tensordict's TensorDictModule replaces `forward` on the instance (and on
+    its submodules) by a functional one, `forward(params=None)`: its keys and its code are its
+    class's. The instance attributes are put back afterwards."""
+    trees = [obj] if isinstance(obj, nn.Module) else [m.module for m in _leaves(obj)]
+    taken = []
+    for tree in trees:
+        for m in tree.modules():
+            if "forward" in m.__dict__:
+                taken.append((m, m.__dict__.pop("forward")))
+    try:
+        yield
+    finally:
+        for m, forward in taken:
+            m.__dict__["forward"] = forward
+
+
 def export_plain(module, path):
     """Saves a plain nn.Module as plain TorchScript (torch.jit.script, no tensordict.json): tdfx
     traces it as torch.fx.symbolic_trace does, `forward(self, x)`. Raises what scripting raises."""
+    _refuse_probabilistic(module)
     if _has_lazy_modules(module):
         raise ExportError("the module has lazy layers (e.g. LazyLinear): give example_inputs to materialise them")
     module.eval()
-    _save_atomically(_script(module, ""), path, None, False)
+    with _class_forwards(module):
+        _save_atomically(_script(module, ""), path, None, False)
 
 
 def _output_keys(count):
@@ -256,6 +285,25 @@ def _output_keys(count):
 
 
 def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto"):
+    """Saves `obj` to `path` as a tdfx model file and returns the tensordict.json it wrote; see _export."""
+    _refuse_probabilistic(obj)
+    with _class_forwards(obj):
+        return _export(obj, path, example_inputs, batch_size, strip_debug_info, method)
+
+
+def _refuse_probabilistic(obj):
+    """tensordict's probabilistic modules, said in one line: what is not supported, and what is."""
+    parts = list(obj.modules()) if isinstance(obj, nn.Module) else [obj] + list(_leaves(obj))
+    for o in parts:
+        name = type(o).__name__
+        if any(t.__name__.startswith("Probabilistic") for t in type(o).__mro__):
+            raise UnsupportedModule(
+                f"{name} is not supported: it samples from a torch.distributions object, which TorchScript "
+                "cannot hold; draw, trace or verify the TensorDictModule that computes the distribution's "
+                "parameters (a ProbabilisticTensorDictSequential's module[0]) instead")
+
+
+def _export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto"):
     """Saves `obj` to `path` as a tdfx model file and returns the tensordict.json it wrote.
 
     obj: a TensorDictModule / TensorDictSequential (or anything with their attributes), or a plain

@@ -304,6 +304,34 @@ class ApiTest(unittest.TestCase):
                                                     r"input\(s\) \(x\): give example_inputs=\{key: tensor\}$"):
             tdfx.draw(Lazy(), example_inputs=(torch.randn(2, 3), torch.randn(2, 3)))
 
+    def test_a_module_a_tensordictmodule_wraps_is_read_through_its_class(self):
+        """Issue 37: tensordict's TensorDictModule replaces forward on the instance it wraps (and its
+        submodules) by a functional forward(params=None); tdfx.draw(net) then found no in keys."""
+        import types
+        net = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+        for m in net.modules():  # what TensorDictModule(net, ...) does to it
+            m.forward = types.MethodType(lambda self, params=None: None, m)
+        replaced = net.__dict__["forward"]
+        fx = torch.fx.symbolic_trace(nn.Sequential(nn.Linear(3, 4), nn.ReLU())).code
+        self.assertEqual(tdfx.trace(net).code, fx)
+        self.assertIn("def forward(self, tensordict):", tdfx.draw(net).code)
+        r = tdfx.verify(net, torch.randn(2, 3))
+        self.assertTrue(r.passed)
+        self.assertEqual(r.rows[0]["shape"], [2, 4])
+        self.assertIs(net.__dict__["forward"], replaced, "the instance's forward is put back")
+
+    def test_probabilistic_modules_are_refused_in_one_line_saying_what_is_supported(self):
+        class ProbabilisticTensorDictModule(nn.Module):  # tensordict's class, by its name
+            def __init__(self):
+                super().__init__()
+                self.in_keys, self.out_keys = ["loc", "scale"], ["action"]
+
+        for call in (tdfx.trace, tdfx.draw, tdfx.verify):
+            with self.subTest(call=call.__name__):
+                with self.assertRaisesRegex(tdfx.ScriptError, r"^ProbabilisticTensorDictModule is not supported: it "
+                                            r"samples from a torch.distributions object.*module\[0\]\) instead$"):
+                    call(ProbabilisticTensorDictModule())
+
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)
         self.assertTrue(r.passed)

@@ -242,6 +242,29 @@ def _private_file(name: str) -> str:
     return os.path.join(_private_dir, name)
 
 
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_module_files: Dict[str, Any] = {}  # a module's file -> the finalizer that removes it
+
+
+def _module_file(obj: Any, suffix: str) -> str:
+    """The private file `obj` is saved to: one per module object (and form), written again by each
+    call, and removed when the object is collected, not only when Python exits (three resnet18s
+    left 135 MB in /tmp until the kernel ended)."""
+    target = _private_file(f"{type(obj).__name__}-{id(obj):x}{suffix}")
+    if target not in _module_files or not _module_files[target].alive:
+        try:
+            _module_files[target] = weakref.finalize(obj, _remove_quietly, target)
+        except TypeError:  # an object without weak references: removed when Python exits
+            pass
+    return target
+
+
 def _not_a_flag(path: str) -> str:
     """`path` as tdfx-cli must get it: a name starting with a dash (`--help`, `-o.pt`) would be read
     as an option, so it is passed as `./--help` (issue 35, finding 9)."""
@@ -262,7 +285,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
             raise TdfxError(f"{p}: no such file")
         return _not_a_flag(p)
     if plain and tdfx_export.is_plain_module(obj):
-        target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.plain.pt")
+        target = path or _module_file(obj, ".plain.pt")
         try:
             with _Spinner("tdfx: saving the module"):
                 tdfx_export.export_plain(obj, target)
@@ -271,7 +294,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
             raise ScriptError(str(e)) from None
         except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
             pass
-    target = path or _private_file(f"{type(obj).__name__}-{id(obj):x}.pt")
+    target = path or _module_file(obj, ".pt")
     example_inputs = _keyed(obj, example_inputs, "example_inputs")  # a tensor: the module's one input
     try:
         with _Spinner("tdfx: saving the module"):
@@ -695,6 +718,17 @@ class Window:
 _windows: Dict[int, Window] = {}
 
 
+def _need_a_display() -> None:
+    """Without a display the app's process dies at once (Qt cannot connect to X): said before it
+    starts, in one line, instead of returning a Window whose process is already gone."""
+    if not sys.platform.startswith("linux"):
+        return
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM"):
+        return
+    raise TdfxError("show() needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set (a server or a "
+                    "container?); tdfx.draw(m) shows the picture inline in Jupyter, or run under xvfb-run")
+
+
 def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
     """Opens the desktop app (tdfx) on the module and returns at once.
 
@@ -702,6 +736,7 @@ def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
     file that window follows (View > Follow file changes), so the window shows the new version.
     """
     app = _program("tdfx", "TDFX_APP")
+    _need_a_display()
     key = id(module_or_path) if not isinstance(module_or_path, (str, os.PathLike)) else hash(os.fspath(module_or_path))
     window = _windows.get(key)
     if window and window.is_open():

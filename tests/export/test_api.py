@@ -332,6 +332,30 @@ class ApiTest(unittest.TestCase):
                                             r"samples from a torch.distributions object.*module\[0\]\) instead$"):
                     call(ProbabilisticTensorDictModule())
 
+    def test_show_without_a_display_says_so_in_one_line(self):
+        saved = {k: os.environ.pop(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM") if k in os.environ}
+        try:
+            before = dict(tdfx._windows)
+            with self.assertRaisesRegex(tdfx.TdfxError, r"^show\(\) needs a display: neither DISPLAY nor "
+                                                        r"WAYLAND_DISPLAY is set .*xvfb-run$"):
+                tdfx.show(self.path)
+            self.assertEqual(tdfx._windows, before, "no window was started")
+        finally:
+            os.environ.update(saved)
+
+    def test_a_modules_file_is_one_and_goes_when_the_module_is_collected(self):
+        import gc
+        m = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+        tdfx.draw(m)
+        tdfx.draw(m, depth=0)
+        tdfx.verify(m, torch.randn(2, 3))
+        files = [f for f in os.listdir(tdfx._private_dir) if f.startswith(f"Sequential-{id(m):x}")]
+        self.assertEqual(files, [f"Sequential-{id(m):x}.pt"], "one file per module, written again by each call")
+        path = os.path.join(tdfx._private_dir, files[0])
+        del m
+        gc.collect()
+        self.assertFalse(os.path.exists(path), "removed with its module, not when Python exits")
+
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)
         self.assertTrue(r.passed)

@@ -427,6 +427,19 @@ class Trace:
     def __str__(self) -> str:
         return self.text
 
+    def _repr_html_(self) -> str:
+        """In Jupyter: the code, highlighted as Python (pygments, which IPython brings), and the FX
+        graph folded under it."""
+        code = self.code.lstrip("\n")
+        try:
+            from pygments import highlight
+            from pygments.formatters import HtmlFormatter
+            from pygments.lexers import PythonLexer
+            shown = highlight(code, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
+        except ImportError:
+            shown = f"<pre>{html.escape(code)}</pre>"
+        return (f"{shown}<details><summary>FX graph</summary><pre>{html.escape(self.graph)}</pre></details>")
+
 
 def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
     """Traces the module into an FX graph and its code: the same bytes as `tdfx-cli trace`.

@@ -332,6 +332,13 @@ class ApiTest(unittest.TestCase):
                                             r"samples from a torch.distributions object.*module\[0\]\) instead$"):
                     call(ProbabilisticTensorDictModule())
 
+    def test_a_trace_shows_its_code_highlighted_in_jupyter(self):
+        t = tdfx.trace(self.path)
+        page = t._repr_html_()
+        ET.fromstring("<div>" + page + "</div>")  # well-formed
+        self.assertIn(">def</span>", page)  # highlighted as Python
+        self.assertIn("<details><summary>FX graph</summary><pre>graph():", page)
+
     def test_show_without_a_display_says_so_in_one_line(self):
         saved = {k: os.environ.pop(k) for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM") if k in os.environ}
         try:

@@ -333,6 +333,8 @@ def _shape(value: Any) -> bool:
 def _keyed(obj: ModuleOrPath, inputs: Any, argument: str) -> Any:
     """A tensor (the module's one input) or a tuple of tensors (its inputs in order) as
     {key: tensor}, by the module's in keys; anything else as it is."""
+    if isinstance(inputs, Mapping) or hasattr(inputs, "batch_size"):  # a TensorDict has a shape and dtype too
+        return inputs
     if not (_is_tensor(inputs) or (isinstance(inputs, tuple) and inputs and all(_is_tensor(t) for t in inputs))):
         return inputs
     given = (inputs,) if _is_tensor(inputs) else inputs
@@ -555,7 +557,9 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
         svg = f.read()
     os.unlink(svg_path)
-    return Drawing(path, options, svg, trace(path), png)
+    drawing = Drawing(path, options, svg, trace(path), png)
+    drawing._module = module_or_path  # its file is removed with the module: kept while the drawing is
+    return drawing
 
 
 # ---- verify -------------------------------------------------------------------------------------
@@ -707,7 +711,9 @@ def diff(a: ModuleOrPath, b: ModuleOrPath) -> Diff:
     _program("tdfx-cli", "TDFX_CLI")
     pa, pb = _model_file(a), _model_file(b)
     run = _cli(["diff", pa, pb, "--json"], "tdfx: comparing", ok=(0, 1))
-    return Diff(pa, pb, json.loads(run.stdout.decode("utf-8")))
+    result = Diff(pa, pb, json.loads(run.stdout.decode("utf-8")))
+    result._modules = (a, b)  # str(result) runs tdfx-cli on their files again: kept while it is
+    return result
 
 
 # ---- show ---------------------------------------------------------------------------------------
@@ -718,6 +724,8 @@ class Window:
 
     path: str
     process: subprocess.Popen
+    # The module shown: its private file is removed when it is collected, so the window keeps it.
+    module: Any = field(default=None, repr=False, compare=False)
 
     def is_open(self) -> bool:
         return self.process.poll() is None
@@ -764,6 +772,6 @@ def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
         command[1:1] = ["--model-name", type(module_or_path).__name__]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
-    window = Window(path, process)
+    window = Window(path, process, module_or_path)  # the module kept: its file goes with it
     _windows[key] = window
     return window

@@ -255,7 +255,12 @@ def _class_forwards(obj):
     Wrapping a module in tensordict's TensorDictModule replaces `forward` on the instance (and on
     its submodules) by a functional one, `forward(params=None)`: its keys and its code are its
     class's. The instance attributes are put back afterwards."""
-    trees = [obj] if isinstance(obj, nn.Module) else [m.module for m in _leaves(obj)]
+    if isinstance(obj, nn.Module):
+        trees = [obj]
+    elif _is_td_module(obj) or _is_td_sequential(obj):
+        trees = [m.module for m in _leaves(obj)]
+    else:  # not a module: export says so
+        trees = []
     taken = []
     for tree in trees:
         for m in tree.modules():
@@ -296,7 +301,9 @@ def _refuse_probabilistic(obj):
     parts = list(obj.modules()) if isinstance(obj, nn.Module) else [obj] + list(_leaves(obj))
     for o in parts:
         name = type(o).__name__
-        if any(t.__name__.startswith("Probabilistic") for t in type(o).__mro__):
+        # tensordict's (and torchrl's) classes only: a user's ProbabilisticUNet is a module like any other.
+        if any(t.__name__.startswith("Probabilistic") and t.__module__.split(".")[0] in ("tensordict", "torchrl")
+               for t in type(o).__mro__):
             raise UnsupportedModule(
                 f"{name} is not supported: it samples from a torch.distributions object, which TorchScript "
                 "cannot hold; draw, trace or verify the TensorDictModule that computes the distribution's "

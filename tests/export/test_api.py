@@ -321,10 +321,21 @@ class ApiTest(unittest.TestCase):
         self.assertIs(net.__dict__["forward"], replaced, "the instance's forward is put back")
 
     def test_probabilistic_modules_are_refused_in_one_line_saying_what_is_supported(self):
-        class ProbabilisticTensorDictModule(nn.Module):  # tensordict's class, by its name
+        class ProbabilisticTensorDictModule(nn.Module):  # tensordict's class, by its name and package
             def __init__(self):
                 super().__init__()
                 self.in_keys, self.out_keys = ["loc", "scale"], ["action"]
+
+        class ProbabilisticUNet(nn.Module):  # a user's own: a module like any other
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+
+            def forward(self, x):
+                return self.fc(x)
+
+        ProbabilisticTensorDictModule.__module__ = "tensordict.nn.probabilistic"
+        self.assertIn("def forward(self, x):", tdfx.trace(ProbabilisticUNet()).code)
 
         for call in (tdfx.trace, tdfx.draw, tdfx.verify):
             with self.subTest(call=call.__name__):
@@ -362,6 +373,14 @@ class ApiTest(unittest.TestCase):
         del m
         gc.collect()
         self.assertFalse(os.path.exists(path), "removed with its module, not when Python exits")
+        # What a call returns keeps its module, so its file, for as long as it may read it again.
+        drawing = tdfx.draw(nn.Sequential(nn.Linear(3, 4)), png=True)
+        changes = tdfx.diff(nn.Linear(3, 4), nn.Linear(3, 4))
+        gc.collect()
+        with tempfile.TemporaryDirectory() as tmp:
+            self.assertEqual(drawing.save(os.path.join(tmp, "later.pdf")), os.path.join(tmp, "later.pdf"))
+        self.assertTrue(drawing._repr_png_().startswith(b"\x89PNG"))
+        self.assertIn("weight", str(changes))
 
     def test_verify_passes_and_renders_a_table(self):
         r = tdfx.verify(self.module, example_inputs=INPUTS)

@@ -124,7 +124,7 @@ class DocExamplesTest(unittest.TestCase):
         for cell in nb.cells:
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             self.assertEqual(errors, [], f"cell {cell.source!r}: {errors[:1]}")
-            for o in cell.outputs:  # the spinner's line is cleared: nothing empty is left behind
+            for o in cell.outputs:  # the spinner's line says how the call ended: nothing empty is left behind
                 if o.get("output_type") in ("display_data", "execute_result"):
                     self.assertTrue(any(str(v).strip() for v in o.get("data", {}).values()), f"cell {cell.source!r}: an empty output")
 

@@ -24,7 +24,7 @@ from make_zoo import ZOO  # noqa: E402
 
 locate("TDFX_CLI")
 
-FX_CANNOT_TRACE = {"vit_b_16", "maxvit_t", "shufflenet_v2_x0_5", "swin_t"}
+FX_CANNOT_TRACE = {"vit_b_16", "maxvit_t", "shufflenet_v2_x0_5"}
 SCRIPTED_BRANCH = {"googlenet", "inception_v3"}
 
 

@@ -212,8 +212,8 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
   session_ = std::move(outcome.session);
   layouts_->forget();  // a layout of the previous model must not land on this one
   {
-    const QSignalBlocker quiet(keys_);  // the previous model's keys mark nothing here
-    keys_->clearSelection();
+    const QSignalBlocker quiet(keys_);  // the previous model's keys mark nothing here (setKeys refills it)
+    keys_->clear();
   }
   diffMarks_ = {};  // a reload's changes are marked again after this
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the

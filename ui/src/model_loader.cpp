@@ -76,6 +76,7 @@ void ModelLoader::compare(std::shared_ptr<ModelSession> session, const QString& 
   // B opens, and is laid out, in processes of its own; A's values come from the open model's worker.
   auto workerB = std::make_shared<ModelWorker>(limits_);
   auto layouterB = std::make_shared<LayoutProcess>();
+  if (compareWorker_) compareWorker_->cancel();  // a newer compare replaces it, and only its result counts
   compareWorker_ = workerB;  // closing the window kills it
   compares_.setFuture(QtConcurrent::run(&pool_, [session, workerB, layouterB, other, options]() -> CompareOutcome {
     try {

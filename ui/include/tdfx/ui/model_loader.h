@@ -53,7 +53,8 @@ class ModelLoader : public QObject {
   void cancel();
   bool loading() const { return loads_.isRunning() || worker_ != nullptr; }
 
-  /// Opens `path` in another worker and compares it with `session`; emits compared.
+  /// Opens `path` in another worker and compares it with `session`; emits compared. A compare in
+  /// progress is stopped (its worker killed) and never delivered.
   void compare(std::shared_ptr<ModelSession> session, const QString& path, const ViewOptions& options);
   bool comparing() const { return compares_.isRunning(); }
 
@@ -67,8 +68,6 @@ class ModelLoader : public QObject {
   SpareWorker* spare() const { return spare_; }
   /// Warms a spare for the next open once the window is idle.
   void refillSpare();
-  /// The pool the jobs wait on (exports wait there too).
-  QThreadPool* pool() { return &pool_; }
 
  Q_SIGNALS:
   void loaded(const tdfx::ui::LoadOutcome& outcome);

@@ -122,6 +122,13 @@ TEST(Panels, KeysTreeNestsKeysAndMarksTheirReadersAndWriters) {
   const QStringList marked = w.scene()->markedNodes(GraphScene::KeyUse);
   EXPECT_TRUE(marked.contains(QStringLiteral("_0_fc2"))) << marked.join(' ').toStdString();
   EXPECT_TRUE(marked.contains(QStringLiteral("out:(intermediate, x)"))) << marked.join(' ').toStdString();
+  // Marked again on a new picture of the same model; a model opened afterwards has no key selected,
+  // and nothing of the previous selection is marked in it.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setRankdir(QStringLiteral("LR")); }));
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::KeyUse).contains(QStringLiteral("_0_fc2")));
+  ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
+  EXPECT_TRUE(keys->selectedKeys().empty());
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::KeyUse).isEmpty()) << w.scene()->markedNodes(GraphScene::KeyUse).join(' ').toStdString();
 }
 
 TEST(Panels, VerifyUsesTheEditedInputsSeedAndTolerances) {

@@ -97,8 +97,9 @@ QHash<QString, double> MainWindow::timeFractions() const {
   for (const auto& node : session_->graph().nodes()) {
     const double s = session_->run->secondsOf(*node);
     if (s <= 0) continue;
-    const QString id = viewIdOf(QString::fromStdString(node->name()));
-    if (id.isEmpty()) continue;
+    const std::string shown = session_->viewIdOf(node->name());
+    if (shown.empty()) continue;
+    const QString id = QString::fromStdString(shown);
     seconds[id] += s;
     most = std::max(most, seconds[id]);
   }

@@ -75,10 +75,9 @@ QString MainWindow::viewIdOf(const QString& ir) const {
 
 QSet<QString> MainWindow::viewIdsOf(const std::vector<std::string>& irNodes) const {
   QSet<QString> ids;
-  for (const std::string& ir : irNodes) {
-    const QString id = viewIdOf(QString::fromStdString(ir));
-    if (!id.isEmpty()) ids.insert(id);
-  }
+  if (!session_) return ids;
+  for (const std::string& ir : irNodes)  // the session's index directly: no round trip through QString
+    if (const std::string id = session_->viewIdOf(ir); !id.empty()) ids.insert(QString::fromStdString(id));
   return ids;
 }
 

@@ -111,7 +111,7 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
         options.randomSeed = o.seed;
         std::vector<tdfx::InputSpec> inputs;
         for (const auto& spec : models[i].inputs) inputs.push_back(tdfx::parseInputSpec(spec));
-        const tdfx::VerifyReport report = worker.verify(inputs, o.seed, options).report;
+        const tdfx::VerifyReport report = worker.verify(inputs, o.seed, options, {}, tdfx::VerifyRecords::ReportOnly).report;
         tdfx::writeFileAtomically(base + ".verify.txt", tdfx::formatReport(report));
         if (!report.passed()) throw tdfx::Error("verify failed: " + firstLine(tdfx::formatReport(report)));
       }

@@ -12,6 +12,7 @@
 #include <future>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli_batch.h"
+#include "cli_serve.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/graph_printer.h"
 #include "tdfx/layout/graphviz_layout.h"
@@ -69,11 +71,18 @@ void noteOpened(const std::string& path, const tdfx::TracedModel& model) {
   noteFxDifference(path, model);
 }
 
-// Loads and traces MODEL in a model worker (the only process that reads it or runs its code).
-tdfx::TracedModel openModel(tdfx::ModelWorker& worker, const std::string& path) {
-  tdfx::TracedModel model = worker.open(path);
-  noteOpened(path, model);
-  return model;
+// Loads and traces MODEL in a model worker (the only process that reads it or runs its code), or
+// finds it open already (serve).
+OpenedModel openModel(const std::string& path, const tdfx::WorkerLimits& limits) {
+  OpenedModel opened = openModelFor(path, limits);
+  noteOpened(path, *opened.model);
+  return opened;
+}
+
+// A copy of an opened model's trace that a command may change (run records added to its graph)
+// while the open one stays as it was traced.
+tdfx::TracedModel ownCopy(const OpenedModel& opened) {
+  return tdfx::tracedModelFromCbor(tdfx::tracedModelToCbor(*opened.model));
 }
 
 // --shapes: one run in the worker on the file's example inputs (or --input overrides) records each
@@ -91,13 +100,18 @@ struct TraceOptions {
 };
 
 int runTrace(const TraceOptions& o, const WorkerFlags& w) {
-  tdfx::ModelWorker worker(w.limits());
-  tdfx::TracedModel model = openModel(worker, o.model);
+  const OpenedModel opened = openModel(o.model, w.limits());
   const bool both = !o.graph && !o.code;
-  if (o.shapes) recordShapes(worker, model, o.inputs, o.seed);
+  std::optional<tdfx::TracedModel> withShapes;
+  if (o.shapes) {
+    withShapes = ownCopy(opened);
+    recordShapes(*opened.worker, *withShapes, o.inputs, o.seed);
+  }
+  const tdfx::TracedModel& model = withShapes ? *withShapes : *opened.model;
   const tdfx::Graph& graph = *model.traced.graph;
-  // FX's text, byte for byte, into a file or pipe; control characters escaped on a terminal.
-  const auto out = [tty = ::isatty(STDOUT_FILENO) == 1](const std::string& text) {
+  // FX's text, byte for byte, into a file, pipe or serve's reply; control characters escaped on a
+  // terminal.
+  const auto out = [tty = !serving() && ::isatty(STDOUT_FILENO) == 1](const std::string& text) {
     std::cout << (tty ? tdfx::escapeControls(text) : text);
   };
   if (o.graph || both) out((o.shapes ? tdfx::printGraphWithShapes(graph) : tdfx::printGraph(graph)) + "\n");
@@ -114,15 +128,15 @@ struct VerifyFlags {
 };
 
 int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
-  tdfx::ModelWorker worker(w.limits());
   const std::vector<char> values = readInputValues(f.inputValues);  // a wrong path is said before the model loads
-  openModel(worker, f.model);
+  const OpenedModel opened = openModel(f.model, w.limits());
   tdfx::VerifyOptions options;
   options.atol = f.atol;
   options.rtol = f.rtol;
   if (f.noRandomSeed) options.randomSeed = std::nullopt;
   else options.randomSeed = f.seed;
-  const tdfx::VerifyReport report = worker.verify(parseInputs(f.inputs), f.seed, options, values).report;
+  const tdfx::VerifyReport report =
+      opened.worker->verify(parseInputs(f.inputs), f.seed, options, values, tdfx::VerifyRecords::ReportOnly).report;
   std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::escapeControls(tdfx::formatReport(report)));
   return report.passed() ? 0 : 3;
 }
@@ -178,13 +192,17 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   }
   if (sameFile(f.model, f.output))
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
-  tdfx::ModelWorker worker(w.limits());
   const std::vector<char> values = readInputValues(f.inputValues);  // a wrong path is said before the model loads
-  tdfx::TracedModel model = openModel(worker, f.model);
-  if (f.shapes) recordShapes(worker, model, f.inputs, f.seed, values);
+  const OpenedModel opened = openModel(f.model, w.limits());
+  std::optional<tdfx::TracedModel> withShapes;
+  if (f.shapes) {
+    withShapes = ownCopy(opened);
+    recordShapes(*opened.worker, *withShapes, f.inputs, f.seed, values);
+  }
+  const tdfx::TracedModel& model = withShapes ? *withShapes : *opened.model;
   if (isTorchScript(f.output)) {
     // The worker builds the archive (it runs the model's code); this process writes the file.
-    const tdfx::TorchScriptArchive archive = worker.torchScript();
+    const tdfx::TorchScriptArchive archive = opened.worker->torchScript();
     tdfx::writeFileAtomically(f.output, archive.bytes);
     std::cout << "wrote " << f.output << " (TorchScript, " << model.traced.graph->size() << " nodes, "
               << archive.bytes.size() << " bytes; " << archive.signature << ")\n";
@@ -369,6 +387,14 @@ int runCli(int argc, char** argv) {
   diffCmd->add_flag("--exit-code", d.exitCode, "Accepted for compatibility: the exit status is always 0 equal, 1 different, 2 trouble");
   diffCmd->add_flag("--json", d.json, "Write the report as JSON (docs/cli.md)");
 
+  size_t servedModels = 3;
+  auto* serveCmd = app.add_subcommand(
+      "serve", "Answer tdfx-cli commands sent as JSON lines on stdin, one reply line each on stdout, keeping "
+               "models open between them (docs/cli.md, \"serve\"); ends at the end of input");
+  serveCmd->add_option("--models", servedModels,
+                       "How many models stay open, each in its worker, between commands (default 3; 0: none)")
+      ->check(CLI::Range(0, 64));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -394,6 +420,7 @@ int runCli(int argc, char** argv) {
     if (app.got_subcommand(verify)) return runVerify(v, w);
     if (app.got_subcommand(exportCmd)) return runExport(x, w);
     if (app.got_subcommand(diffCmd)) return runDiff(d, w);
+    if (app.got_subcommand(serveCmd)) return serveRequests(runCli, servedModels);
   } catch (const tdfx::Error& e) {
     // A model's message may be megabytes and hold terminal escapes: capped, and shown as text.
     std::cerr << "tdfx-cli: error: " << tdfx::escapeControls(tdfx::capText(e.what())) << "\n";
@@ -407,6 +434,8 @@ int runCli(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // First, while this process has one thread: the zygote that forks a model worker per command.
+  // A server's requests and replies are kept from the workers the zygote forks (cli_serve.h).
+  if (servesRequests(argc, argv)) reserveProtocolDescriptors();
   tdfx::startWorkerZygote();
   const int rc = runCli(argc, argv);
   // Everything is written (exports are fsynced and renamed) once the output is flushed. Skipping

@@ -16,7 +16,7 @@ check() {  # check PROGRAM-LABEL HELP-TEXT DOC-FILE MAN-PAGE
   done
 }
 check "tdfx-cli" "$("$cli" --help)" "$src/docs/cli.md" "$src/resources/man/tdfx-cli.1"
-for sub in trace verify export diff; do
+for sub in trace verify export diff serve; do
   check "tdfx-cli $sub" "$("$cli" "$sub" --help)" "$src/docs/cli.md" "$src/resources/man/tdfx-cli.1"
   grep -qF "tdfx-cli $sub" "$src/docs/cli.md" || { echo "FAIL: docs/cli.md lacks the $sub command"; status=1; }
 done

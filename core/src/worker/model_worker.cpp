@@ -120,19 +120,20 @@ void addInputValues(json& req, const std::vector<char>& bytes) {
 }  // namespace
 
 WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
-                                       const std::vector<char>& inputValues) {
+                                       const std::vector<char>& inputValues, VerifyRecords records) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
   json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
               {"atol", options.atol}, {"rtol", options.rtol},
-              {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)}};
+              {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)},
+              {"records", records == VerifyRecords::Recorded}};
   addInputValues(req, inputValues);
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "verify"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   WorkerVerifyResult result;
   result.report = worker::reportFromJson(answer.at("report"));
   result.report.options = options;
-  result.records = worker::recordsFromJson(answer.at("records"));
+  if (records == VerifyRecords::Recorded) result.records = worker::recordsFromJson(answer.at("records"));
   return result;
 }
 

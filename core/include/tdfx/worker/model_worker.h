@@ -46,8 +46,13 @@ void applyParameterStats(Graph& graph, const std::vector<ParameterStats>& stats)
 /// What a verify request returns: the report and a recorded run of the traced graph.
 struct WorkerVerifyResult {
   VerifyReport report;
-  std::vector<NodeRunRecord> records;
+  std::vector<NodeRunRecord> records;  ///< empty unless asked for (VerifyRecords::Recorded)
 };
+
+/// Whether a verify also sends a recorded run of the traced graph (each node's outputs and time,
+/// what the GUI shows beside the report). It is one more forward pass: tdfx-cli, which prints the
+/// report only, does without it.
+enum class VerifyRecords { Recorded, ReportOnly };
 
 /// One model worker process. Requests block the calling thread until the worker answers, the
 /// limit passes (the worker is killed: tdfx::Error naming the request, the model and the limit),
@@ -82,7 +87,8 @@ class ModelWorker {
   /// tensors of `inputValues` as they are: the bytes of a file torch.save wrote (a dict {"input.x":
   /// tensor}), sent as they are and read in the worker (inputValuesFromPickle), never here.
   WorkerVerifyResult verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
-                            const std::vector<char>& inputValues = {});
+                            const std::vector<char>& inputValues = {},
+                            VerifyRecords records = VerifyRecords::Recorded);
   /// One recorded run of the traced graph: each node's outputs and time. Inputs as verify's.
   std::vector<NodeRunRecord> run(const std::vector<InputSpec>& inputs, uint64_t seed,
                                  const std::vector<char>& inputValues = {});

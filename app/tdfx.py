@@ -15,6 +15,7 @@ with tdfx-cli's one-line message. Only torch is needed (docs/python.md).
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import itertools
 import json
@@ -29,9 +30,10 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
 
-import tdfx_export
+import tdfx_saved
+import tdfx_server
 
 __version__ = "0.1.0"  # the project's version (CMakeLists.txt); test_api checks they agree
 
@@ -191,10 +193,19 @@ def _umask() -> int:
     return 0o022
 
 
-def _cli(args: Sequence[str], what: str, ok: Tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+def _cli_all(commands: Sequence[Sequence[str]], what: str) -> List[subprocess.CompletedProcess]:
+    """Runs tdfx-cli commands in one request to the session's warm `tdfx-cli serve`, each with the
+    worker limits (set_limits); each result is what `tdfx-cli ARGS...` would give."""
     cli = _program("tdfx-cli", "TDFX_CLI")
-    with _Spinner(what):
-        run = subprocess.run([cli, *args, *_limit_flags()], capture_output=True)
+    try:
+        with _Spinner(what):
+            return tdfx_server.run(cli, [[*c, *_limit_flags()] for c in commands])
+    except tdfx_server.ServerError as e:
+        raise TdfxError(str(e)) from None
+
+
+def _cli(args: Sequence[str], what: str, ok: Tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
+    run = _cli_all([args], what)[0]
     if run.returncode not in ok:
         _fail(run)
     return run
@@ -243,6 +254,7 @@ def _private_file(name: str) -> str:
 
 
 def _remove_quietly(path: str) -> None:
+    _saved.pop(path, None)
     try:
         os.unlink(path)
     except OSError:
@@ -250,11 +262,19 @@ def _remove_quietly(path: str) -> None:
 
 
 _module_files: Dict[str, Any] = {}  # a module's file -> the finalizer that removes it
+_saved: Dict[str, Any] = {}  # a module's file -> the fingerprint of what it holds (tdfx_saved)
+
+
+def _exporter() -> Any:
+    """tdfx_export, imported when a module is first saved: it imports torch, which calls on files
+    do not need (a virtual environment with the wheel and no torch traces .pt files)."""
+    import tdfx_export
+    return tdfx_export
 
 
 def _module_file(obj: Any, suffix: str) -> str:
-    """The private file `obj` is saved to: one per module object (and form), written again by each
-    call, and removed when the object is collected, not only when Python exits (three resnet18s
+    """The private file `obj` is saved to: one per module object (and form), written again by a
+    call when the module changed (tdfx_saved), and removed when the object is collected, not only when Python exits (three resnet18s
     left 135 MB in /tmp until the kernel ended)."""
     target = _private_file(f"{type(obj).__name__}-{id(obj):x}{suffix}")
     if target not in _module_files or not _module_files[target].alive:
@@ -263,6 +283,19 @@ def _module_file(obj: Any, suffix: str) -> str:
         except TypeError:  # an object without weak references: removed when Python exits
             pass
     return target
+
+
+@contextlib.contextmanager
+def _modes_kept(obj: Any) -> Iterator[None]:
+    """tdfx_export saves a module in eval mode (the graph torch.fx and tdfx trace) and leaves it in
+    it; the caller's module is given back in the modes it had, so a training loop that draws its
+    model goes on training (dropout and batch norm as they were)."""
+    modes = [(m, m.training) for m in obj.modules()] if callable(getattr(obj, "modules", None)) else []
+    try:
+        yield
+    finally:
+        for m, training in modes:
+            m.training = training
 
 
 def _not_a_flag(path: str) -> str:
@@ -284,21 +317,35 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
         if not os.path.isfile(p):
             raise TdfxError(f"{p}: no such file")
         return _not_a_flag(p)
+    tdfx_export = _exporter()
     if plain and tdfx_export.is_plain_module(obj):
         target = path or _module_file(obj, ".plain.pt")
-        try:
-            with _Spinner("tdfx: saving the module"):
-                tdfx_export.export_plain(obj, target)
+        saved = tdfx_saved.fingerprint(obj)
+        if path is None and saved is not None and _saved.get(target) == ("unscriptable", saved):
+            pass  # it did not script as it is, and has not changed since
+        elif path is None and saved is not None and _saved.get(target) == saved and os.path.isfile(target):
             return target
-        except tdfx_export.UnsupportedModule as e:  # no other way to save it either
-            raise ScriptError(str(e)) from None
-        except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
-            pass
+        else:
+            _saved.pop(target, None)
+            try:
+                with _Spinner("tdfx: saving the module"), _modes_kept(obj):
+                    tdfx_export.export_plain(obj, target)
+                _saved[target] = tdfx_saved.fingerprint(obj)  # as saved (scripting adds attributes)
+                return target
+            except tdfx_export.UnsupportedModule as e:  # no other way to save it either
+                raise ScriptError(str(e)) from None
+            except Exception:  # noqa: BLE001 - not scriptable as it is: the export below says why, or traces it
+                _saved[target] = ("unscriptable", saved)
     target = path or _module_file(obj, ".pt")
     example_inputs = _keyed(obj, example_inputs, "example_inputs")  # a tensor: the module's one input
+    saved = tdfx_saved.fingerprint(obj, example_inputs)
+    if path is None and saved is not None and _saved.get(target) == saved and os.path.isfile(target):
+        return target
+    _saved.pop(target, None)
     try:
-        with _Spinner("tdfx: saving the module"):
+        with _Spinner("tdfx: saving the module"), _modes_kept(obj):
             tdfx_export.export(obj, target, example_inputs=example_inputs)
+        _saved[target] = tdfx_saved.fingerprint(obj, example_inputs)  # as saved
     except tdfx_export.ExportError as e:
         raise ScriptError(str(e)) from None
     except Exception as e:  # noqa: BLE001 - torch's own errors name the cause on their last line
@@ -314,8 +361,8 @@ def _input_keys(obj: ModuleOrPath) -> List[str]:
         raise TdfxError("inputs: a tensor without its key is for a module; for a file, give "
                         "inputs={key: tensor}")
     keys = getattr(obj, "in_keys", None)
-    if keys is None and tdfx_export.is_plain_module(obj):
-        keys = tdfx_export.plain_in_keys(obj)
+    if keys is None and _exporter().is_plain_module(obj):
+        keys = _exporter().plain_in_keys(obj)
     if keys is None:
         raise TdfxError(f"inputs: {type(obj).__name__} does not say its in_keys: give inputs={{key: tensor}}")
     return list(keys)
@@ -547,17 +594,22 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
             raise TdfxError(f"max_nodes: expected an int >= 1 or None, got {max_nodes!r}")
         options += ["--max-nodes", str(max_nodes)]
     svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
+    # One request: the picture, then the code of the model the server still has open.
+    exported, traced = _cli_all([["export", path, "-o", svg_path, *options], ["trace", path]], "tdfx: drawing")
     try:
-        _cli(["export", path, "-o", svg_path, *options], "tdfx: drawing")
+        if exported.returncode != 0:
+            _fail(exported)
     except TdfxError as e:
         message = _too_large(e)
         if message is None:
             raise
         raise TdfxError(message) from None
+    if traced.returncode != 0:
+        _fail(traced)
     with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
         svg = f.read()
     os.unlink(svg_path)
-    drawing = Drawing(path, options, svg, trace(path), png)
+    drawing = Drawing(path, options, svg, Trace(traced.stdout.decode("utf-8", "backslashreplace")), png)
     drawing._module = module_or_path  # its file is removed with the module: kept while the drawing is
     return drawing
 

@@ -19,6 +19,8 @@ packages=(
   python3-pydot
   # the Python API's notebook test: a real Jupyter kernel runs tdfx.draw
   python3-nbclient python3-nbformat python3-ipykernel
+  # the wheel installed offline in a virtual environment (python.venv_wheel)
+  python3-venv
   # packaging tests: cpack's DEB generator (dpkg-shlibdeps, file), the validators of the desktop
   # files, lintian, py3compile / py3clean (python3-tdfx-export's maintainer scripts), and
   # dpkg-repack (package.deb saves tdfx packages installed by someone else, to put them back after)

@@ -106,7 +106,7 @@ has_dep libtdfx-core0 libtorch1.13 libgvc6 libcgraph6 libmd0 libseccomp2
 has_dep libtdfx-dev "libtdfx-core0 (= $version)" libtorch-dev
 has_dep tdfx "libtdfx-core0 (= $version)" libqt6widgets6 libqt6gui6 libqt6core6
 has_dep tdfx-cli "libtdfx-core0 (= $version)" libtorch1.13
-has_dep python3-tdfx-export python3:any python3-torch
+has_dep python3-tdfx-export python3:any python3-torch "tdfx-cli (= $version)"
 for p in tdfx tdfx-cli python3-tdfx-export libtdfx-dev; do
   depends=$(field "$p" Depends)
   [[ "$depends" != *libssl* ]] || fail "$p depends on OpenSSL"
@@ -141,6 +141,8 @@ expect_files tdfx /usr/bin/tdfx /usr/share/applications/io.github.tdfx.Tdfx.desk
   /usr/share/tdfx/examples/seed_sequential.pt
 expect_files tdfx-cli /usr/bin/tdfx-cli /usr/share/man/man1/tdfx-cli.1.gz
 expect_files python3-tdfx-export /usr/bin/tdfx-export /usr/lib/python3/dist-packages/tdfx_export.py \
+  /usr/lib/python3/dist-packages/tdfx.py /usr/lib/python3/dist-packages/tdfx_saved.py \
+  /usr/lib/python3/dist-packages/tdfx_server.py "/usr/share/tdfx/python/tdfx-$version-py3-none-any.whl" \
   /usr/share/man/man1/tdfx-export.1.gz
 ! contents libtdfx-core0 | has '\.so$' || fail "libtdfx-core0 holds the unversioned .so link"
 ! contents libtdfx-core0 | has '^/usr/\(bin\|include\|share/tdfx\)' || fail "libtdfx-core0 holds more than the library"
@@ -204,7 +206,7 @@ while read -r path; do
   if { [ -e "$path" ] || [ -L "$path" ]; } && ! dpkg -S "$path" >/dev/null 2>&1; then left+=("$path"); fi
 done <"$work/listed.txt"
 # Python's byte code, written where the module was run: the prerm cleans it (py3clean), as dh_python3's would.
-while read -r pyc; do left+=("$pyc"); done < <(find /usr/lib/python3/dist-packages/__pycache__ -name 'tdfx_export*' 2>/dev/null)
+while read -r pyc; do left+=("$pyc"); done < <(find /usr/lib/python3/dist-packages/__pycache__ -name 'tdfx*' 2>/dev/null)
 [ ${#left[@]} -eq 0 ] || fail "left behind after purge: ${left[*]}"
 ldconfig -p | has "libtdfx-core" && fail "the loader cache still names libtdfx-core after purge"
 trap - EXIT

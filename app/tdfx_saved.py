@@ -1,0 +1,67 @@
+"""When `import tdfx` may skip saving a module again: the fingerprint of what its file holds.
+
+Saving a module (torch.jit.script, then torch.jit.save) takes most of a warm call's time (0.3 s
+for resnet18 here), and a notebook calls draw, trace and verify on the same module in turn. A file
+saved from a module is used again while the module's fingerprint is the same: its submodules
+(which objects, of which classes, in training or eval mode), their plain attributes (numbers,
+strings, keys, hooks and an instance's own forward), each parameter's and buffer's tensor (its
+storage, shape and dtype, and its version counter, which every in-place change such as an
+optimizer step raises), and the example inputs saved with it.
+
+What the fingerprint cannot see is a change outside the module object, such as a global the
+forward reads; a new module object is always saved anew.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional
+
+_MAX_ITEMS = 10000  # a container longer than this is known by its identity and length only
+
+
+def _tensor_key(t: Any) -> tuple:
+    return ("tensor", id(t), t.data_ptr(), t._version, tuple(t.shape), str(t.dtype), str(t.device),
+            bool(t.requires_grad))
+
+
+def _value_key(value: Any, depth: int = 0) -> Any:
+    if value is None or isinstance(value, (bool, int, str, bytes)):
+        return value
+    if isinstance(value, float):
+        return ("float", repr(value))  # nan equals itself here
+    if hasattr(value, "data_ptr") and hasattr(value, "_version"):
+        return _tensor_key(value)
+    if depth >= 4:
+        return ("deep", type(value), id(value))
+    if hasattr(value, "batch_size") and hasattr(value, "items"):  # a TensorDict
+        return ("tensordict", tuple(value.batch_size),
+                tuple((repr(k), _value_key(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, dict):
+        if len(value) > _MAX_ITEMS:
+            return ("long", id(value), len(value))
+        return (type(value), tuple((repr(k), _value_key(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if len(value) > _MAX_ITEMS:
+            return ("long", id(value), len(value))
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return (type(value), tuple(_value_key(v, depth + 1) for v in items))
+    return (type(value), id(value))  # a function, a class, any other object: which one it is
+
+
+def fingerprint(module: Any, example_inputs: Any = None) -> Optional[tuple]:
+    """A value equal for two calls when `module`'s saved file would be the same; None when it
+    cannot be told (not an nn.Module, or reading it failed): then the module is saved each call."""
+    try:
+        import torch
+        if not isinstance(module, torch.nn.Module):
+            return None
+        parts: list = [_value_key(example_inputs)]
+        for name, m in module.named_modules():
+            attrs = tuple((k, _value_key(v)) for k, v in vars(m).items()
+                          if k not in ("_parameters", "_buffers", "_modules"))
+            parts.append((name, id(m), type(m), attrs))
+        for name, t in itertools.chain(module.named_parameters(), module.named_buffers()):
+            parts.append((name, _tensor_key(t)))
+        return tuple(parts)
+    except Exception:  # noqa: BLE001 - an unusual module: saved each call, as before
+        return None

@@ -229,6 +229,19 @@ TEST(Layout, PreparingGraphvizOnAnotherThreadLeavesTheRenderAsItWas) {
   EXPECT_EQ(renderView(view, ExportFormat::Svg), alone);
 }
 
+TEST(Layout, EdgeLabelsAreDrawnInTheNodeFont) {
+  // The shapes on edges (--shapes, tdfx.draw(inputs=...)) were set in Graphviz's default Times,
+  // beside nodes in Helvetica.
+  const GraphModule gm = traceFixture("seed_sequential.pt");
+  ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx));
+  ASSERT_FALSE(view.edges.empty());
+  for (ViewEdge& e : view.edges) e.label = "float32[2, 3]";
+  const std::string svg = renderView(view, ExportFormat::Svg);
+  EXPECT_NE(svg.find("font-family=\"Helvetica,sans-Serif\" font-size=\"10.00\">float32[2, 3]</text>"), std::string::npos)
+      << svg;
+  EXPECT_EQ(svg.find("Times"), std::string::npos) << svg;
+}
+
 TEST_F(LayoutExport, HostileNamesAreEscaped) {
   ViewGraph view;
   view.name = "we\"ird {graph}";

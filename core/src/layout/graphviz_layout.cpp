@@ -167,6 +167,7 @@ GraphPtr buildGraph(const ViewGraph& view, const TextMeasure* measure, bool exac
     if (!e.label.empty()) {
       set(edge, "label", plainLabel({e.label}));
       set(edge, "fontsize", "10");
+      if (!fx) set(edge, "fontname", "Helvetica");  // the nodes' font, not Graphviz's default Times
     }
   }
   return g;

@@ -79,12 +79,6 @@ OpenedModel openModel(const std::string& path, const tdfx::WorkerLimits& limits)
   return opened;
 }
 
-// A copy of an opened model's trace that a command may change (run records added to its graph)
-// while the open one stays as it was traced.
-tdfx::TracedModel ownCopy(const OpenedModel& opened) {
-  return tdfx::tracedModelFromCbor(tdfx::tracedModelToCbor(*opened.model));
-}
-
 // --shapes: one run in the worker on the file's example inputs (or --input overrides) records each
 // node's outputs into the graph's metadata.
 void recordShapes(tdfx::ModelWorker& worker, tdfx::TracedModel& model, const std::vector<std::string>& inputs,
@@ -100,11 +94,12 @@ struct TraceOptions {
 };
 
 int runTrace(const TraceOptions& o, const WorkerFlags& w) {
-  const OpenedModel opened = openModel(o.model, w.limits());
+  OpenedModel opened = openModel(o.model, w.limits());
   const bool both = !o.graph && !o.code;
   std::optional<tdfx::TracedModel> withShapes;
   if (o.shapes) {
     withShapes = ownCopy(opened);
+    forgetModel(opened);  // its forward ran: serve opens it afresh for the next command
     recordShapes(*opened.worker, *withShapes, o.inputs, o.seed);
   }
   const tdfx::TracedModel& model = withShapes ? *withShapes : *opened.model;
@@ -135,8 +130,17 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
   options.rtol = f.rtol;
   if (f.noRandomSeed) options.randomSeed = std::nullopt;
   else options.randomSeed = f.seed;
-  const tdfx::VerifyReport report =
-      opened.worker->verify(parseInputs(f.inputs), f.seed, options, values, tdfx::VerifyRecords::ReportOnly).report;
+  // verify puts back the state its passes changed when it ends; not when it fails, and torch's
+  // generator only when it seeded it: serve then opens the model afresh for the next command.
+  if (f.noRandomSeed) forgetModel(opened);
+  tdfx::VerifyReport report;
+  try {
+    report = opened.worker->verify(parseInputs(f.inputs), f.seed, options, values, tdfx::VerifyRecords::ReportOnly).report;
+  } catch (...) {
+    forgetModel(opened);
+    throw;
+  }
+  if (!report.passed()) forgetModel(opened);
   std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::escapeControls(tdfx::formatReport(report)));
   return report.passed() ? 0 : 3;
 }
@@ -193,10 +197,11 @@ int runExport(const ExportFlags& f, const WorkerFlags& w) {
   if (sameFile(f.model, f.output))
     throw tdfx::Error("-o " + f.output + " names the model file itself; choose another output file");
   const std::vector<char> values = readInputValues(f.inputValues);  // a wrong path is said before the model loads
-  const OpenedModel opened = openModel(f.model, w.limits());
+  OpenedModel opened = openModel(f.model, w.limits());
   std::optional<tdfx::TracedModel> withShapes;
   if (f.shapes) {
     withShapes = ownCopy(opened);
+    forgetModel(opened);  // its forward ran: serve opens it afresh for the next command
     recordShapes(*opened.worker, *withShapes, f.inputs, f.seed, values);
   }
   const tdfx::TracedModel& model = withShapes ? *withShapes : *opened.model;
@@ -420,7 +425,11 @@ int runCli(int argc, char** argv) {
     if (app.got_subcommand(verify)) return runVerify(v, w);
     if (app.got_subcommand(exportCmd)) return runExport(x, w);
     if (app.got_subcommand(diffCmd)) return runDiff(d, w);
-    if (app.got_subcommand(serveCmd)) return serveRequests(runCli, servedModels);
+    if (app.got_subcommand(serveCmd)) {
+      if (w.timeout > 0 || w.memoryGiB > 0)
+        throw tdfx::Error("serve: --timeout and --memory-limit go with each request's command, not with serve");
+      return serveRequests(runCli, servedModels);
+    }
   } catch (const tdfx::Error& e) {
     // A model's message may be megabytes and hold terminal escapes: capped, and shown as text.
     std::cerr << "tdfx-cli: error: " << tdfx::escapeControls(tdfx::capText(e.what())) << "\n";

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tdfx/error.h"
+#include "tdfx/worker/graph_format.h"
 
 using nlohmann::json;
 
@@ -31,7 +32,7 @@ bool sameLimits(const tdfx::WorkerLimits& a, const tdfx::WorkerLimits& b) {
 OpenedModel openFresh(const std::string& path, const tdfx::WorkerLimits& limits) {
   OpenedModel opened;
   opened.worker = std::make_shared<tdfx::ModelWorker>(limits);
-  opened.model = std::make_shared<const tdfx::TracedModel>(opened.worker->open(path));
+  opened.model = std::make_shared<tdfx::TracedModel>(opened.worker->open(path));
   return opened;
 }
 
@@ -145,7 +146,7 @@ OpenedModel ModelCache::open(const std::string& path, const tdfx::WorkerLimits& 
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->path != path || !sameLimits(it->limits, limits)) {
       ++it;
-    } else if (stamped && it->stamp == stamp && it->opened.worker->alive()) {
+    } else if (stamped && it->stamp == stamp && it->opened.worker->idleAndConnected()) {
       entries_.splice(entries_.begin(), entries_, it);
       return entries_.front().opened;
     } else {
@@ -154,10 +155,24 @@ OpenedModel ModelCache::open(const std::string& path, const tdfx::WorkerLimits& 
   }
   OpenedModel opened = openFresh(path, limits);
   if (stamped && capacity_ > 0) {
+    opened.cached = true;
     entries_.push_front(Entry{path, stamp, limits, opened});
     while (entries_.size() > capacity_) entries_.pop_back();
   }
   return opened;
+}
+
+void ModelCache::forget(const std::shared_ptr<tdfx::ModelWorker>& worker) {
+  entries_.remove_if([&](const Entry& e) { return e.opened.worker == worker; });
+}
+
+void forgetModel(const OpenedModel& opened) {
+  if (activeCache && opened.cached) activeCache->forget(opened.worker);
+}
+
+tdfx::TracedModel ownCopy(OpenedModel& opened) {
+  if (!opened.cached) return std::move(*opened.model);
+  return tdfx::tracedModelFromCbor(tdfx::tracedModelToCbor(*opened.model));
 }
 
 OpenedModel openModelFor(const std::string& path, const tdfx::WorkerLimits& limits) {
@@ -175,9 +190,10 @@ bool servesRequests(int argc, char** argv) {
     }
     if (a.rfind("--timeout=", 0) == 0 || a.rfind("--memory-limit=", 0) == 0) continue;
     if (a != "serve") return false;
-    // `serve --help` prints its usage on stdout, as every command's does.
-    for (int j = i + 1; j < argc; ++j)
-      if (std::strcmp(argv[j], "--help") == 0 || std::strcmp(argv[j], "-h") == 0) return false;
+    // `serve --help` prints its usage on stdout, as every command's does (and --version).
+    for (int j = 1; j < argc; ++j)
+      for (const char* flag : {"--help", "-h", "--version"})
+        if (std::strcmp(argv[j], flag) == 0) return false;
     return true;
   }
   return false;
@@ -212,7 +228,10 @@ int serveRequests(int (*runCommand)(int, char**), size_t cachedModels) {
         reply.update(runOne(runCommand, request["argv"]));
       } else if (request.contains("commands") && request["commands"].is_array()) {
         json results = json::array();
-        for (const auto& command : request["commands"]) results.push_back(runOne(runCommand, command));
+        for (const auto& command : request["commands"]) {
+          results.push_back(runOne(runCommand, command));
+          if (results.back().at("status") != 0) break;  // the rest need what this one did not do
+        }
         reply["results"] = std::move(results);
       } else {
         throw tdfx::Error("a request has \"argv\" (one command) or \"commands\" (an array of them)");

@@ -13,11 +13,12 @@
 #include "tdfx/worker/model_worker.h"
 
 /// A model opened in its worker, as a command uses it: the worker answers further requests on it
-/// (verify, run, torchScript), and the traced model is shared, never changed (a command that adds
-/// run records to the graph works on a copy).
+/// (verify, run, torchScript); a cached model is shared with later commands and never changed (a
+/// command that adds run records to the graph works on a copy).
 struct OpenedModel {
   std::shared_ptr<tdfx::ModelWorker> worker;
-  std::shared_ptr<const tdfx::TracedModel> model;
+  std::shared_ptr<tdfx::TracedModel> model;
+  bool cached = false;  ///< kept by serve for later commands: never changed, copied to change
 };
 
 /// The models serve keeps open between requests, each in its own worker: the most recently used
@@ -29,6 +30,10 @@ class ModelCache {
  public:
   explicit ModelCache(size_t capacity) : capacity_(capacity) {}
   OpenedModel open(const std::string& path, const tdfx::WorkerLimits& limits);
+  /// Closes the model `worker` holds: a command ran its forward in a way that may have left
+  /// state behind (batch norm statistics of a model in training mode, counters, torch's
+  /// generator), so the next command opens it afresh, as a one-shot tdfx-cli would.
+  void forget(const std::shared_ptr<tdfx::ModelWorker>& worker);
   size_t size() const { return entries_.size(); }
 
  private:
@@ -58,11 +63,19 @@ class ModelCache {
 /// the caller's to print.
 OpenedModel openModelFor(const std::string& path, const tdfx::WorkerLimits& limits);
 
+/// serve's ModelCache::forget, when serving; nothing otherwise.
+void forgetModel(const OpenedModel& opened);
+
+/// The traced model of `opened` for a command to change: moved out of a fresh one, copied from a
+/// cached one.
+tdfx::TracedModel ownCopy(OpenedModel& opened);
+
 /// Whether this process serves requests (then stdout is the protocol, never a terminal).
 bool serving();
 
-/// Whether argv asks for `serve` (its first argument that is not a global option). main() asks
-/// before the worker zygote starts, so that the protocol's descriptors can be kept from workers.
+/// Whether argv asks for `serve` (its first argument that is not a global option), and not for its
+/// --help or --version. main() asks before the worker zygote starts, so that the protocol's
+/// descriptors can be kept from workers.
 bool servesRequests(int argc, char** argv);
 
 /// Moves the protocol off descriptors 0 and 1 before any worker can inherit them: a model that
@@ -71,6 +84,6 @@ bool servesRequests(int argc, char** argv);
 void reserveProtocolDescriptors();
 
 /// The serve loop: reads one request per line on the protocol's input until it ends, runs each
-/// command with `runCommand` (runCli), and writes one reply line per request. Returns 0 at the end
-/// of input.
+/// command with `runCommand` (runCli; a request's commands up to the first that fails), and writes
+/// one reply line per request. Returns 0 at the end of input.
 int serveRequests(int (*runCommand)(int argc, char** argv), size_t cachedModels);

@@ -595,15 +595,16 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
         options += ["--max-nodes", str(max_nodes)]
     svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
     # One request: the picture, then the code of the model the server still has open.
-    exported, traced = _cli_all([["export", path, "-o", svg_path, *options], ["trace", path]], "tdfx: drawing")
+    runs = _cli_all([["export", path, "-o", svg_path, *options], ["trace", path]], "tdfx: drawing")
     try:
-        if exported.returncode != 0:
-            _fail(exported)
+        if runs[0].returncode != 0:  # then trace was not run
+            _fail(runs[0])
     except TdfxError as e:
         message = _too_large(e)
         if message is None:
             raise
         raise TdfxError(message) from None
+    traced = runs[1]
     if traced.returncode != 0:
         _fail(traced)
     with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:

@@ -5,8 +5,9 @@ for resnet18 here), and a notebook calls draw, trace and verify on the same modu
 saved from a module is used again while the module's fingerprint is the same: its submodules
 (which objects, of which classes, in training or eval mode), their plain attributes (numbers,
 strings, keys, hooks and an instance's own forward), each parameter's and buffer's tensor (its
-storage, shape and dtype, and its version counter, which every in-place change such as an
-optimizer step raises), and the example inputs saved with it.
+storage, shape and dtype, its version counter, which every in-place change such as an optimizer
+step raises, and a checksum of its bytes, which sees a change made through `.data`), and the
+example inputs saved with it.
 
 What the fingerprint cannot see is a change outside the module object, such as a global the
 forward reads; a new module object is always saved anew.
@@ -14,14 +15,32 @@ forward reads; a new module object is always saved anew.
 from __future__ import annotations
 
 import itertools
+import zlib
 from typing import Any, Optional
 
 _MAX_ITEMS = 10000  # a container longer than this is known by its identity and length only
 
 
+def _checksum(t: Any) -> Optional[int]:
+    """crc32 of the tensor's bytes (11 ms for resnet18's 45 MB here): a change made through
+    `.data` (`p.data.copy_(...)`, as soft target updates do) leaves the version counter as it
+    was. None when the bytes cannot be read (a quantized tensor): then the version counter alone."""
+    try:
+        import torch
+        flat = t.detach()
+        if flat.device.type != "cpu":
+            flat = flat.cpu()
+        flat = flat.contiguous().reshape(-1)
+        if flat.numel() == 0:
+            return 0
+        return zlib.crc32(memoryview(flat.view(torch.uint8).numpy()))
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def _tensor_key(t: Any) -> tuple:
     return ("tensor", id(t), t.data_ptr(), t._version, tuple(t.shape), str(t.dtype), str(t.device),
-            bool(t.requires_grad))
+            bool(t.requires_grad), _checksum(t))
 
 
 def _value_key(value: Any, depth: int = 0) -> Any:

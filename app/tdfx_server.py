@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import subprocess
+import tempfile
 import threading
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -43,15 +44,19 @@ class Server:
         self.program, self.cwd = program, os.getcwd()
         # A session of its own: Ctrl+C in a terminal interrupts the Python call (which then stops
         # the server), not the server in the middle of a reply.
+        # Its stderr (what models print, and why it ended, if it does) in a file: a pipe nobody reads
+        # would fill and stop it.
+        self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen([program, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, start_new_session=True)
+                                        stderr=self.stderr, start_new_session=True)
         self.ids = itertools.count(1)
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
     def request(self, commands: Sequence[Sequence[str]]) -> List[Dict[str, Any]]:
-        """The results of `commands`, run one after the other by the server in one request."""
+        """The results of `commands`, run one after the other by the server in one request, up to
+        the first that fails."""
         number = next(self.ids)
         line = json.dumps({"id": number, "commands": [list(c) for c in commands]}) + "\n"
         try:
@@ -59,20 +64,44 @@ class Server:
             self.process.stdin.write(line.encode("utf-8"))
             self.process.stdin.flush()
             answer = self.process.stdout.readline()
+            reply = json.loads(answer.decode("utf-8")) if answer else None
+        except (OSError, ValueError) as e:  # a broken pipe (it ended), a reply that is not JSON
+            try:
+                self.process.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+            message = self._ended() if self.process.poll() is not None else f"tdfx-cli serve: {e}{self._said()}"
+            self.stop()
+            raise ServerError(message) from None
         except BaseException:
-            # Interrupted (KeyboardInterrupt) or a broken pipe: the server may be half way through a
-            # reply, so it is stopped; the next call starts another.
+            # Interrupted (KeyboardInterrupt): the server may be half way through a reply, so it is
+            # stopped; the next call starts another.
             self.stop()
             raise
-        if not answer:
-            code = self.process.wait()
-            how = f"signal {-code}" if code < 0 else f"exit status {code}"
-            raise ServerError(f"tdfx-cli serve ended ({how}) before it answered")
-        reply = json.loads(answer.decode("utf-8"))
-        if reply.get("id") != number or "error" in reply:
+        if reply is None:
+            self.process.wait()
+            raise ServerError(self._ended())
+        if not isinstance(reply, dict) or reply.get("id") != number or "error" in reply:
             self.stop()
-            raise ServerError(f"tdfx-cli serve: {reply.get('error') or 'a reply to another request'}")
+            what = reply.get("error") if isinstance(reply, dict) else None
+            raise ServerError(f"tdfx-cli serve: {what or 'a reply to another request'}")
         return list(reply["results"])
+
+    def _ended(self) -> str:
+        code = self.process.returncode
+        how = f"signal {-code}" if code < 0 else f"exit status {code}"
+        return f"tdfx-cli serve ended ({how}) before it answered{self._said()}"
+
+    def _said(self) -> str:
+        """The end of what the server wrote on stderr, for an error about it."""
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - 400))
+            tail = self.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return f": {tail[-1]}" if tail else ""
 
     def stop(self) -> None:
         try:
@@ -84,17 +113,34 @@ class Server:
             self.process.wait()
         if self.process.stdout:
             self.process.stdout.close()
+        self.stderr.close()
 
 
 _server: Optional[Server] = None
 _lock = threading.Lock()
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:  # os.fsdecode's surrogates for bytes that are not UTF-8
+        return False
+
+
 def run(program: str, commands: Sequence[Sequence[str]]) -> List[subprocess.CompletedProcess]:
     """Runs each command as `program ARGS...` would, on the session's server (one started when
-    needed); TDFX_SERVE=0: one process per command."""
-    if os.environ.get("TDFX_SERVE", "1") == "0":
-        return [subprocess.run([program, *c], capture_output=True) for c in commands]
+    needed), up to the first that fails (its status not 0): the results of those run.
+    TDFX_SERVE=0: one process per command."""
+    if os.environ.get("TDFX_SERVE", "1") == "0" or not all(_utf8(a) for c in commands for a in c):
+        # One process per command (asked for, or an argument JSON cannot carry: a path of bytes
+        # that are not UTF-8), with the server's rule: none after one that failed.
+        results: List[subprocess.CompletedProcess] = []
+        for c in commands:
+            results.append(subprocess.run([program, *c], capture_output=True))
+            if results[-1].returncode != 0:
+                break
+        return results
     global _server
     with _lock:
         for attempt in (1, 2):

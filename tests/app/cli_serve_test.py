@@ -9,12 +9,38 @@ import base64
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 CLI, FIXTURES, WORK = sys.argv[1:4]
 del sys.argv[1:4]
+
+
+def children(pid):
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                found += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid):
+    """The processes below `pid` (the zygote and the model workers under serve)."""
+    found = []
+    for child in children(pid):
+        found += [child] + descendants(child)
+    return found
+
+
+def workers(server_pid):
+    """The model workers: the zygote's children."""
+    return sorted(set(descendants(server_pid)) - set(children(server_pid)))
 
 
 def fixture(name):
@@ -82,10 +108,14 @@ class ServeTest(unittest.TestCase):
     def test_replies_are_the_commands_output_byte_for_byte_twice(self):
         model = fixture("seed_sequential.pt")
         expected = one_shot("trace", model)
-        for i in (1, 2):  # the second from the model kept open
+        for i in (1, 2):  # the second from the model kept open: no other worker
             reply = self.server.run("trace", model, id=i)
             self.assertEqual(reply["status"], 0)
             self.assertEqual(text(reply, "stdout"), expected.stdout)
+            if i == 1:
+                first_workers = workers(self.server.process.pid)
+                self.assertEqual(len(first_workers), 1)
+        self.assertEqual(workers(self.server.process.pid), first_workers)
         verify = one_shot("verify", model, "--json")
         reply = self.server.run("verify", model, "--json", id=3)
         self.assertEqual(reply["status"], verify.returncode)
@@ -134,12 +164,48 @@ class ServeTest(unittest.TestCase):
         reply = self.server.run("trace", fixture("seed_module.pt"), id=4)
         self.assertEqual(reply["status"], 0, reply)
 
-    def test_a_model_that_prints_does_not_write_into_the_replies(self):
+    def test_workers_cannot_reach_the_requests_or_the_replies(self):
         for i in (1, 2):
             reply = self.server.run("verify", fixture("chatty.pt"), id=i)
             self.assertEqual(reply["status"], 0, reply)
             self.assertNotIn("hello from the model", reply["stdout"])
+        # The pipes this test talks to the server by: no worker holds either, at any descriptor.
+        ours = {f"pipe:[{os.fstat(f.fileno()).st_ino}]" for f in (self.server.process.stdin, self.server.process.stdout)}
+        running = workers(self.server.process.pid)
+        self.assertTrue(running)
+        for pid in running:
+            held = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+            self.assertFalse(held & ours, f"worker {pid} holds {held & ours}")
         self.assertEqual(self.server.run("trace", fixture("seed_module.pt"), id=3)["status"], 0)
+
+    def test_a_worker_killed_while_idle_is_replaced(self):
+        model = fixture("seed_sequential.pt")
+        self.assertEqual(self.server.run("trace", model, id=1)["status"], 0)
+        [worker] = workers(self.server.process.pid)
+        os.kill(worker, signal.SIGKILL)  # as the OOM killer would, between two commands
+        for _ in range(100):  # until the zygote has reaped it
+            if worker not in workers(self.server.process.pid):
+                break
+            time.sleep(0.05)
+        reply = self.server.run("verify", model, id=2)
+        self.assertEqual(reply["status"], 0, reply)
+        self.assertNotIn(worker, workers(self.server.process.pid))
+
+    def test_a_command_that_ran_the_model_leaves_it_to_be_opened_afresh(self):
+        # A run (--shapes) may leave state behind in the worker (batch norm statistics, counters):
+        # the next command opens the model again, as a one-shot tdfx-cli would.
+        model = fixture("seed_sequential.pt")
+        self.assertEqual(self.server.run("trace", model, id=1)["status"], 0)
+        before = workers(self.server.process.pid)
+        self.assertEqual(self.server.run("trace", model, "--shapes", id=2)["status"], 0)
+        self.assertEqual(self.server.run("trace", model, id=3)["status"], 0)
+        self.assertNotEqual(workers(self.server.process.pid), before)
+
+    def test_the_commands_of_a_request_stop_at_the_first_that_fails(self):
+        reply = self.server.send_line(json.dumps({"id": 1, "commands": [["trace", fixture("no-such.pt")],
+                                                                        ["trace", fixture("seed_module.pt")]]}))
+        self.assertEqual(len(reply["results"]), 1, reply)
+        self.assertEqual(reply["results"][0]["status"], 1)
 
     def test_output_that_is_not_utf8_comes_as_base64(self):
         model = fixture("non_utf8_constant.pt")
@@ -168,6 +234,16 @@ class ServeTest(unittest.TestCase):
         reply = self.server.run("trace", "--bogus", id=11)
         self.assertEqual(reply["status"], one_shot("trace", "--bogus").returncode)
         self.assertEqual(self.server.run("trace", fixture("seed_module.pt"), id=12)["status"], 0)
+
+
+class ServeOptionsTest(unittest.TestCase):
+    def test_limits_go_with_each_command_and_version_is_printed(self):
+        run = subprocess.run([CLI, "--timeout", "5", "serve"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        self.assertEqual((run.returncode, run.stderr), (1, "tdfx-cli: error: serve: --timeout and --memory-limit go "
+                                                           "with each request's command, not with serve\n"))
+        run = subprocess.run([CLI, "serve", "--version"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0)
+        self.assertTrue(run.stdout.startswith("tdfx-cli "), run.stdout)
 
 
 if __name__ == "__main__":

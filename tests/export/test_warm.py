@@ -87,6 +87,28 @@ class WarmTest(unittest.TestCase):
         self.assertEqual(in_a, tdfx.trace(os.path.join(FIXTURES, "seed_module.pt")).text)
         self.assertEqual(in_b, tdfx.trace(os.path.join(FIXTURES, "seed_sequential.pt")).text)
 
+    def test_a_path_that_is_not_utf8_is_traced(self):
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(os.fsencode(d), b"caf\xe9.pt")  # JSON cannot carry it: one process for it
+            shutil.copyfile(os.path.join(FIXTURES, "seed_module.pt"), raw)
+            self.assertEqual(tdfx.trace(os.fsdecode(raw)).text, tdfx.trace(os.path.join(FIXTURES, "seed_module.pt")).text)
+
+    def test_a_server_that_cannot_start_says_why(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "tdfx-cli")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\necho 'tdfx-cli: error: no serve in this build' >&2\nexit 3\n")
+            os.chmod(fake, 0o755)
+            old = os.environ["TDFX_CLI"]
+            os.environ["TDFX_CLI"] = fake
+            try:
+                with self.assertRaises(tdfx.TdfxError) as caught:
+                    tdfx.trace(os.path.join(FIXTURES, "seed_module.pt"))
+            finally:
+                os.environ["TDFX_CLI"] = old
+        self.assertEqual(str(caught.exception), "tdfx-cli serve ended (exit status 3) before it answered: "
+                                                "tdfx-cli: error: no serve in this build")
+
     def test_one_process_per_call_when_asked(self):
         path = os.path.join(FIXTURES, "seed_sequential.pt")
         warm = tdfx.trace(path).text
@@ -112,6 +134,11 @@ class WarmTest(unittest.TestCase):
             net.fc1.weight.add_(1.0)
         tdfx.trace(net)
         self.assertNotEqual(stamp(path), saved, "a parameter changed in place: saved again")
+        self.assertTrue(torch.equal(weight_in_file(), net.fc1.weight.detach()))
+        saved = stamp(path)
+        net.fc1.weight.data.mul_(2.0)  # through .data: the version counter stays as it was
+        tdfx.trace(net)
+        self.assertNotEqual(stamp(path), saved, "a change through .data: saved again")
         self.assertTrue(torch.equal(weight_in_file(), net.fc1.weight.detach()))
         saved = stamp(path)
         net.fc1.weight = nn.Parameter(torch.zeros(16, 8))  # a new tensor

@@ -390,4 +390,14 @@ nlohmann::json WorkerProcess::requestJson(const nlohmann::json& message, double 
   return answer;
 }
 
+bool WorkerProcess::idleAndConnected() {
+  std::lock_guard<std::mutex> lock(processMutex_);
+  if (pid_ <= 0 || fd_ < 0) return false;
+  pollfd p{fd_, POLLIN, 0};
+  const int ready = ::poll(&p, 1, 0);
+  // Idle, a worker sends nothing: anything to read is its end of file (or a stray byte that
+  // would desynchronise the next answer); POLLHUP and POLLERR say the same.
+  return ready == 0;
+}
+
 }  // namespace tdfx

@@ -107,6 +107,8 @@ class ModelWorker {
   void resetCancel() { process_.resetCancel(); }
   /// Whether a worker process is running.
   bool alive() const { return process_.alive(); }
+  /// Whether the worker, idle between requests, still answers (WorkerProcess::idleAndConnected).
+  bool idleAndConnected() { return process_.idleAndConnected(); }
   pid_t pid() const { return process_.pid(); }
   const std::string& modelPath() const { return path_; }
   /// Seconds the worker took to load and to trace the model in the last open().

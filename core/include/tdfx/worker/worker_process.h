@@ -104,6 +104,11 @@ class WorkerProcess {
   /// Stops the process (the zygote reaps it).
   void stop();
   bool alive() const { return pid_ > 0; }
+  /// Whether an idle process still answers: alive() and its socket neither closed nor holding
+  /// anything unasked (a process killed while idle, by the OOM killer say, has closed it). For a
+  /// caller that keeps a worker between commands (tdfx-cli serve) and would rather open afresh
+  /// than fail the next request.
+  bool idleAndConnected();
   pid_t pid() const { return pid_; }
 
  private:

@@ -19,19 +19,10 @@ sys.path.insert(0, HERE)
 import tdfx  # noqa: E402
 import tdfx_server  # noqa: E402
 from built_programs import locate  # noqa: E402
+from test_api import Net  # noqa: E402
 
 locate("TDFX_CLI")
 FIXTURES = locate("TDFX_FIXTURES")
-
-
-class Net(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(8, 16)
-        self.fc2 = nn.Linear(16, 4)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
 
 
 def stamp(path):

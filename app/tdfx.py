@@ -274,8 +274,8 @@ def _exporter() -> Any:
 
 def _module_file(obj: Any, suffix: str) -> str:
     """The private file `obj` is saved to: one per module object (and form), written again by a
-    call when the module changed (tdfx_saved), and removed when the object is collected, not only when Python exits (three resnet18s
-    left 135 MB in /tmp until the kernel ended)."""
+    call when the module changed (tdfx_saved), and removed when the object is collected, not only
+    when Python exits (three resnet18s left 135 MB in /tmp until the kernel ended)."""
     target = _private_file(f"{type(obj).__name__}-{id(obj):x}{suffix}")
     if target not in _module_files or not _module_files[target].alive:
         try:
@@ -283,6 +283,11 @@ def _module_file(obj: Any, suffix: str) -> str:
         except TypeError:  # an object without weak references: removed when Python exits
             pass
     return target
+
+
+def _up_to_date(target: str, fingerprint: Any) -> bool:
+    """Whether `target` holds what a module of this fingerprint would be saved as."""
+    return fingerprint is not None and _saved.get(target) == fingerprint and os.path.isfile(target)
 
 
 @contextlib.contextmanager
@@ -323,7 +328,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
         saved = tdfx_saved.fingerprint(obj)
         if path is None and saved is not None and _saved.get(target) == ("unscriptable", saved):
             pass  # it did not script as it is, and has not changed since
-        elif path is None and saved is not None and _saved.get(target) == saved and os.path.isfile(target):
+        elif path is None and _up_to_date(target, saved):
             return target
         else:
             _saved.pop(target, None)
@@ -339,7 +344,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
     target = path or _module_file(obj, ".pt")
     example_inputs = _keyed(obj, example_inputs, "example_inputs")  # a tensor: the module's one input
     saved = tdfx_saved.fingerprint(obj, example_inputs)
-    if path is None and saved is not None and _saved.get(target) == saved and os.path.isfile(target):
+    if path is None and _up_to_date(target, saved):
         return target
     _saved.pop(target, None)
     try:

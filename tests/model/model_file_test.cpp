@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -108,6 +109,91 @@ TEST_F(TempDir, AnOpenedArchiveIsLoadedEvenAfterThePathIsReplaced) {
   EXPECT_NE(loadError(fifo).find("is not a regular file"), std::string::npos) << loadError(fifo);
   // A device is refused before it is opened (opening a terminal could make it the controlling one).
   EXPECT_NE(loadError("/dev/null").find("/dev/null: is not a regular file"), std::string::npos) << loadError("/dev/null");
+}
+
+// A load that leaves the parameters' values for later (the model worker's open, so the graph is
+// traced and shown first): buffers are there at once, parameters once readDeferredWeights ran.
+TEST(ModelFile, ADeferredLoadReadsTheParametersWhenAsked) {
+  const std::string path = fixture("conv_bn.pt");
+  const ModelFile eager = loadModelFile(path);
+  const ModelFile deferred = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  ASSERT_NE(deferred.deferredWeights, nullptr);
+  const auto buffers = [](const ModelFile& m) {
+    std::map<std::string, at::Tensor> out;
+    for (const auto& b : m.root.named_buffers()) out[b.name] = b.value;
+    return out;
+  };
+  const auto parameters = [](const ModelFile& m) {
+    std::map<std::string, at::Tensor> out;
+    for (const auto& p : m.root.named_parameters()) out[p.name] = p.value;
+    return out;
+  };
+  // Buffers (batch norm's running statistics) are read during the load: a tracer computes with
+  // them (FX's concrete values).
+  const auto eagerBuffers = buffers(eager), deferredBuffers = buffers(deferred);
+  ASSERT_EQ(deferredBuffers.size(), 6u);
+  for (const auto& [name, value] : eagerBuffers) EXPECT_TRUE(at::equal(deferredBuffers.at(name), value)) << name;
+  const auto eagerParameters = parameters(eager), deferredParameters = parameters(deferred);
+  ASSERT_EQ(deferredParameters.size(), 7u);
+  size_t unread = 0;
+  for (const auto& [name, value] : eagerParameters) unread += !at::equal(deferredParameters.at(name), value);
+  EXPECT_GT(unread, 0u) << "the parameters' records were read during the load";
+  readDeferredWeights(deferred);
+  for (const auto& [name, value] : eagerParameters) EXPECT_TRUE(at::equal(deferredParameters.at(name), value)) << name;
+  readDeferredWeights(deferred);  // nothing is left to read
+  for (const auto& [name, value] : eagerParameters) EXPECT_TRUE(at::equal(deferredParameters.at(name), value)) << name;
+}
+
+TEST_F(TempDir, WeightsOfAFileRewrittenInPlaceAreRefusedEachTimeTheyAreAskedFor) {
+  const std::string path = (dir_ / "model.pt").string();
+  fs::copy_file(fixture("conv_bn.pt"), path);
+  const ModelFile deferred = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  fs::resize_file(path, 100);  // the same file, cut short: what the open descriptor reads too
+  const auto error = [&deferred] {
+    try {
+      readDeferredWeights(deferred);
+    } catch (const ModelFileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string first = error();
+  EXPECT_EQ(first.rfind(path + ": the file changed while it was open", 0), 0u) << first;
+  EXPECT_NE(first.find("open it again"), std::string::npos) << first;
+  EXPECT_EQ(error(), first) << "the values stay incomplete: every later request is refused the same way";
+}
+
+TEST_F(TempDir, AFileWhoseObjectsRunSetStateIsLoadedWithEveryValue) {
+  // A __setstate__ runs while the file is deserialised and may compute with any value: here it
+  // doubles the parameter into a buffer. Deferred, it would have doubled bytes not read yet.
+  torch::jit::Module m("__torch__.WithState");
+  m.register_parameter("weight", at::arange(1, 5, at::kFloat), false);
+  m.register_buffer("doubled", at::zeros({4}));
+  m.define(R"(
+def __getstate__(self) -> Tuple[Tensor, Tensor]:
+    return (self.weight, self.doubled)
+
+def __setstate__(self, state: Tuple[Tensor, Tensor]) -> None:
+    self.weight = state[0]
+    self.doubled = state[0] * 2
+
+def forward(self, x: Tensor) -> Tensor:
+    return x + self.doubled
+)");
+  const std::string path = (dir_ / "with_state.pt").string();
+  m.save(path);
+  const ModelFile loaded = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  EXPECT_EQ(loaded.deferredWeights, nullptr) << "loaded again with every value";
+  EXPECT_TRUE(at::equal(loaded.root.attr("doubled").toTensor(), at::arange(1, 5, at::kFloat) * 2));
+  EXPECT_TRUE(at::equal(loaded.root.attr("weight").toTensor(), at::arange(1, 5, at::kFloat)));
+  // The same for C++ classes: quantized packed parameters (torch.classes) pack their weights while
+  // they are unpickled. Deferred, they would have packed bytes not read yet.
+  const ModelFile quantized = loadModelArchive(ModelArchive::open(fixture("quantized_dynamic.pt")), WeightsRead::AfterLoad);
+  EXPECT_EQ(quantized.deferredWeights, nullptr);
+  const ModelFile eager = loadModelFile(fixture("quantized_dynamic.pt"));
+  const at::Tensor x = at::randn({5, 2, 16}, at::detail::createCPUGenerator(1));
+  torch::jit::Module deferredRoot = quantized.root, eagerRoot = eager.root;
+  EXPECT_TRUE(at::equal(deferredRoot.forward({x}).toTensor(), eagerRoot.forward({x}).toTensor()));
 }
 
 TEST(ModelFile, MetadataErrorsNameTheField) {

@@ -5,12 +5,16 @@
 #include <signal.h>
 
 #include <chrono>
+#include <map>
+#include <filesystem>
 #include <thread>
 
 #include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 
 #include "tdfx/error.h"
+#include "tdfx/worker/model_diff.h"
+#include "tdfx/model/model_file.h"
 #include "tdfx/ir/graph_printer.h"
 #include "test_support.h"
 
@@ -135,6 +139,44 @@ TEST(ModelWorker, APreparedWorkerServesTheNextOpen) {
   EXPECT_TRUE(testing::processEnds(dead));
   EXPECT_NO_THROW(killed.open(fixture("seed_module.pt")));
   EXPECT_NE(killed.pid(), dead);
+}
+
+// The open leaves the parameters' values unread (the graph comes back first); the first request
+// that needs them reads them: they are the file's, as an in-process load has them.
+TEST(ModelWorker, TheFirstRequestAfterAnOpenGetsTheFilesWeights) {
+  ModelWorker worker;
+  worker.open(fixture("conv_bn.pt"));
+  const std::vector<ParameterValues> values = worker.parameterValues();
+  const ModelFile eager = loadModelFile(fixture("conv_bn.pt"));
+  std::map<std::string, at::Tensor> expected;
+  for (const auto& p : eager.root.named_parameters()) expected[p.name] = p.value;
+  for (const auto& b : eager.root.named_buffers()) expected[b.name] = b.value;
+  ASSERT_EQ(values.size(), 13u);
+  for (const ParameterValues& v : values) {
+    ASSERT_TRUE(expected.count(v.name)) << v.name;
+    const at::Tensor want = expected.at(v.name).to(at::kDouble).flatten().contiguous();
+    if (v.values.empty()) continue;  // num_batches_tracked: an integer
+    ASSERT_EQ(static_cast<int64_t>(v.values.size()), want.numel()) << v.name;
+    EXPECT_TRUE(std::equal(v.values.begin(), v.values.end(), want.data_ptr<double>())) << v.name;
+  }
+}
+
+class ModelWorkerFiles : public testing::ScratchDir {};
+
+TEST_F(ModelWorkerFiles, AFileCutShortAfterItsOpenFailsEveryRequestThatNeedsItsWeights) {
+  const std::string path = (dir_ / "model.pt").string();
+  std::filesystem::copy_file(fixture("conv_bn.pt"), path);
+  ModelWorker worker;
+  worker.open(path);
+  std::filesystem::resize_file(path, 100);
+  for (int i = 0; i < 2; ++i) {
+    try {
+      worker.parameterStats();
+      ADD_FAILURE() << "statistics of weights that are not in the file";
+    } catch (const ModelFileError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ": the file changed while it was open", 0), 0u) << e.what();
+    }
+  }
 }
 
 TEST(ModelWorker, CancelStopsARunningRequestAndOpenStartsAgain) {

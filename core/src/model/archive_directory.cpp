@@ -80,6 +80,7 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_
     r.method = static_cast<uint16_t>(readLittleEndian(dir, at + 10, 2));
     r.compressedSize = readLittleEndian(dir, at + 20, 4);
     r.size = readLittleEndian(dir, at + 24, 4);
+    r.localHeaderOffset = readLittleEndian(dir, at + 42, 4);
     const size_t nameLength = readLittleEndian(dir, at + 28, 2), extraLength = readLittleEndian(dir, at + 30, 2),
                  commentLength = readLittleEndian(dir, at + 32, 2);
     if (dir.size() - at - 46 < nameLength + extraLength + commentLength)
@@ -92,7 +93,8 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_
       if (id == 0x0001) {
         size_t field = e + 4;
         if (r.size == 0xFFFFFFFF && field + 8 <= e + 4 + length) r.size = readLittleEndian(dir, field, 8), field += 8;
-        if (r.compressedSize == 0xFFFFFFFF && field + 8 <= e + 4 + length) r.compressedSize = readLittleEndian(dir, field, 8);
+        if (r.compressedSize == 0xFFFFFFFF && field + 8 <= e + 4 + length) r.compressedSize = readLittleEndian(dir, field, 8), field += 8;
+        if (r.localHeaderOffset == 0xFFFFFFFF && field + 8 <= e + 4 + length) r.localHeaderOffset = readLittleEndian(dir, field, 8);
       }
       e += 4 + length;
     }
@@ -102,10 +104,12 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_
   return records;
 }
 
-void checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read, const ArchiveLimits& limits) {
+std::vector<ArchiveRecord> checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
+                                            const ArchiveLimits& limits) {
   const uint64_t totalLimit = limits.totalBytes ? limits.totalBytes : halfOfPhysicalMemory();
   uint64_t total = 0;
-  for (const ArchiveRecord& r : readArchiveDirectory(path, fileSize, read)) {
+  std::vector<ArchiveRecord> records = readArchiveDirectory(path, fileSize, read);
+  for (const ArchiveRecord& r : records) {
     const std::string where = path + ": record " + r.name + " ";
     const bool metadata = r.name.size() >= 22 && r.name.compare(r.name.size() - 22, 22, "/extra/tensordict.json") == 0;
     if (metadata && r.size > limits.metadataBytes)
@@ -119,6 +123,7 @@ void checkArchiveSizes(const std::string& path, uint64_t fileSize, const Archive
       throw ModelFileError(path + ": the records declare more than " + gib(totalLimit) +
                            " in all, past the memory tdfx allows a model (half of physical memory; nothing was read)");
   }
+  return records;
 }
 
 }  // namespace tdfx

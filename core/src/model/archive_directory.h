@@ -14,6 +14,7 @@ struct ArchiveRecord {
   uint16_t method = 0;          ///< 0: stored (what torch.jit.save writes), 8: deflated
   uint64_t compressedSize = 0;  ///< bytes in the file
   uint64_t size = 0;            ///< bytes once read (inflated)
+  uint64_t localHeaderOffset = 0;  ///< where the record's local header starts; its bytes follow it
 };
 
 /// The bytes of the archive at [offset, offset + size); fewer when the file ends first.
@@ -32,8 +33,8 @@ struct ArchiveLimits {
 };
 
 /// Throws ModelFileError when a record's declared size passes a limit: names the record, its
-/// size and the limit. Reads the directory only.
-void checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
+/// size and the limit. Reads the directory only, and returns it.
+std::vector<ArchiveRecord> checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
                        const ArchiveLimits& limits = {});
 
 }  // namespace tdfx

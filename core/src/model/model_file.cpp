@@ -21,6 +21,8 @@
 #include <torch/version.h>
 
 #include "archive_directory.h"
+#include "archive_reader.h"
+#include "deferred_weights.h"
 #include "huge_page_allocator.h"
 #include "tdfx/error.h"
 #include "tdfx/util/crash_stage.h"
@@ -481,36 +483,6 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
   return model;
 }
 
-namespace {
-
-// Reads the archive through a descriptor opened once, before any sandbox forbids opens.
-class DescriptorReader : public caffe2::serialize::ReadAdapterInterface {
- public:
-  DescriptorReader(int fd, size_t size) : fd_(fd), size_(size) {}
-  ~DescriptorReader() override { ::close(fd_); }
-  DescriptorReader(const DescriptorReader&) = delete;
-  DescriptorReader& operator=(const DescriptorReader&) = delete;
-  size_t size() const override { return size_; }
-  // The record's name (the last argument) goes unused: a short read's error is the importer's, naming it.
-  size_t read(uint64_t pos, void* buf, size_t n, const char* /*what*/) const override {
-    size_t done = 0;
-    while (done < n) {
-      const ssize_t got = ::pread(fd_, static_cast<char*>(buf) + done, n - done, static_cast<off_t>(pos + done));
-      if (got < 0 && errno == EINTR) continue;
-      // Short: the file shrank since it was opened; the importer reports the record it wanted.
-      if (got <= 0) break;
-      done += static_cast<size_t>(got);
-    }
-    return done;
-  }
-
- private:
-  int fd_;
-  size_t size_;
-};
-
-}  // namespace
-
 ModelArchive ModelArchive::open(const std::string& path) {
   // The path's type first, without opening it: a device or FIFO is refused before open() could
   // act on it. Then one descriptor, checked to be the file just looked at: every check below reads
@@ -537,7 +509,7 @@ ModelArchive ModelArchive::open(const std::string& path) {
     throw ModelFileError(path + ": the file changed while it was opened; open it again");
   }
   // The reader owns the descriptor from here: it is closed whatever a check below throws.
-  auto reader = std::make_shared<DescriptorReader>(fd, static_cast<size_t>(st.st_size));
+  auto reader = std::make_shared<ArchiveReader>(fd, static_cast<size_t>(st.st_size));
   if (st.st_size == 0) throw ModelFileError(path + ": the file is empty, expected a TorchScript archive (.pt)");
   const ArchiveRead read = [&reader](uint64_t offset, uint64_t size) {
     std::string bytes(size, '\0');
@@ -546,7 +518,8 @@ ModelArchive ModelArchive::open(const std::string& path) {
   };
   if (read(0, 2) != "PK")
     throw ModelFileError(path + ": not a TorchScript archive (expected a zip file saved by torch.jit.save)");
-  checkArchiveSizes(path, static_cast<uint64_t>(st.st_size), read);  // from the zip directory, before LibTorch reads a record
+  // From the zip directory, before LibTorch reads a record.
+  reader->setTensorRecords(checkArchiveSizes(path, static_cast<uint64_t>(st.st_size), read));
   ModelArchive archive;
   archive.path_ = path;
   archive.reader_ = std::move(reader);
@@ -555,13 +528,20 @@ ModelArchive ModelArchive::open(const std::string& path) {
 
 ModelFile loadModelFile(const std::string& path) { return loadModelArchive(ModelArchive::open(path)); }
 
-ModelFile loadModelArchive(const ModelArchive& archive) {
+ModelFile loadModelArchive(const ModelArchive& archive, WeightsRead weights) {
   const std::string& path = archive.path();
   torch::jit::ExtraFilesMap extra{{kMetadataFile, ""}};
   torch::jit::Module root;
+  std::vector<DeferredRead> deferred;
   try {
     const ScopedHugePageAllocator hugePages;  // the weights: the bulk of the load's memory
     const CrashStage importing(stage::kImporter);
+    if (weights == WeightsRead::AfterLoad) archive.reader()->deferTensorReads();
+    struct StopDeferring {
+      ArchiveReader& reader;
+      std::vector<DeferredRead>& reads;
+      ~StopDeferring() { reads = reader.stopDeferring(); }
+    } stop{*archive.reader(), deferred};
     root = torch::jit::load(archive.reader(), c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
     const std::string what = e.what_without_backtrace();
@@ -570,6 +550,9 @@ ModelFile loadModelArchive(const ModelArchive& archive) {
     throw loadFailure(path, e.what());
   }
   checkTensorStorage(root, path);
+  std::shared_ptr<DeferredWeights> unread;
+  if (settleDeferredReads(root, path, archive.reader(), std::move(deferred), unread) == DeferredOutcome::LoadAgain)
+    return loadModelArchive(archive, WeightsRead::DuringLoad);
   root.eval();
   uint64_t formatVersion = 0;
   try {  // the zip's directory and its small `version` record only: LibTorch has read it already
@@ -590,6 +573,7 @@ ModelFile loadModelArchive(const ModelArchive& archive) {
   }
   ModelFile model = modelFromMetadata(root, extra[kMetadataFile], path, sources);
   model.formatVersion = formatVersion;
+  model.deferredWeights = std::move(unread);
   return model;
 }
 

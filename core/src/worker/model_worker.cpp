@@ -38,6 +38,12 @@ ModelWorker::~ModelWorker() { stop(); }
 void ModelWorker::stop() { process_.stop(); }
 
 std::vector<uint8_t> ModelWorker::request(const std::vector<uint8_t>& message, double seconds, const std::string& what) {
+  if (what == "open") {
+    weightsPending_ = false;
+  } else if (weightsPending_) {
+    seconds += limits_.openSeconds;
+    weightsPending_ = false;
+  }
   return process_.request(message, seconds, limits_.effectiveMemoryBytes(), path_.empty() ? std::string("the model") : path_,
                           what, what == "open" ? " (the archive may be damaged: LibTorch crashed reading it)" : "");
 }
@@ -109,6 +115,7 @@ TracedModel ModelWorker::open(const std::string& path, GraphDetail detail) {
   }
   loadSeconds_ = answer.value("load_seconds", 0.0);
   traceSeconds_ = answer.value("trace_seconds", 0.0);
+  weightsPending_ = answer.value("weights_pending", false);
   return tracedModelFromJsonValue(answer.at("model"));
 }
 

@@ -11,11 +11,10 @@
 
 #include "tdfx/nn/td_module.h"
 
-namespace caffe2::serialize {
-class ReadAdapterInterface;
-}
-
 namespace tdfx {
+
+class ArchiveReader;
+struct DeferredWeights;
 
 /// One example input from the file: the key, its shape and dtype.
 struct InputSpec {
@@ -41,6 +40,9 @@ struct ModelFile {
   uint64_t formatVersion = 0;
   std::vector<int64_t> batchSize;
   std::vector<InputSpec> exampleInputs;
+  /// The parameters whose values a load with WeightsRead::AfterLoad left unread (null: none);
+  /// readDeferredWeights reads them.
+  std::shared_ptr<DeferredWeights> deferredWeights;
 };
 
 /// A model file opened and checked (a non-empty zip whose directory declares sane sizes), not yet
@@ -53,15 +55,31 @@ class ModelArchive {
   static ModelArchive open(const std::string& path);
   const std::string& path() const { return path_; }
   /// The reader LibTorch's importer reads the archive through (shared: it outlives a load).
-  const std::shared_ptr<caffe2::serialize::ReadAdapterInterface>& reader() const { return reader_; }
+  const std::shared_ptr<ArchiveReader>& reader() const { return reader_; }
 
  private:
   std::string path_;
-  std::shared_ptr<caffe2::serialize::ReadAdapterInterface> reader_;
+  std::shared_ptr<ArchiveReader> reader_;
+};
+
+/// When a load reads the parameters' values.
+enum class WeightsRead {
+  DuringLoad,  ///< all of them, before the load returns
+  /// After the load, in readDeferredWeights: the parameters' records (the bulk of a file) are left
+  /// unread, so a model's graph can be traced and shown first. Only parameters wait: a tracer
+  /// computes with buffers and constants (FX's concrete values), never with a parameter's value,
+  /// which is a Proxy. A file whose objects run `__setstate__` (which may read any value while
+  /// the file is deserialised) is loaded again with every value read during the load.
+  AfterLoad,
 };
 
 /// Deserialises an opened archive, as loadModelFile does after opening it.
-ModelFile loadModelArchive(const ModelArchive& archive);
+ModelFile loadModelArchive(const ModelArchive& archive, WeightsRead weights = WeightsRead::DuringLoad);
+
+/// Reads the parameter values a load with WeightsRead::AfterLoad left unread; nothing when none
+/// are left. Throws tdfx::ModelFileError when the file was changed in place since it was opened
+/// (a record is shorter now), and again at every later call: the model's values are incomplete.
+void readDeferredWeights(const ModelFile& model);
 
 /// Loads `path` on the CPU, in this process (ModelArchive::open, then loadModelArchive): checks that it is a non-empty zip file whose
 /// directory declares sane sizes, loads it once, decodes its debug info into a SourceIndex, checks

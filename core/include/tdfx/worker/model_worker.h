@@ -129,6 +129,9 @@ class ModelWorker {
   std::string path_;
   double loadSeconds_ = 0, traceSeconds_ = 0;
   std::atomic<bool> prepared_{false};  ///< the process runs, warmed, with no model yet
+  /// The open left the parameters' values unread (WeightsRead::AfterLoad): the next request reads
+  /// them first, so it gets the open's time as well as its own.
+  bool weightsPending_ = false;
   std::mutex requestMutex_;  // one request at a time
   WorkerProcess process_;
 };

@@ -1,0 +1,116 @@
+#include "deferred_weights.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "tdfx/error.h"
+
+namespace tdfx {
+namespace {
+
+// A storage the loaded objects hold, and whether anything but a parameter holds it.
+struct StorageUse {
+  c10::Storage storage;
+  bool onlyParameters = true;
+};
+
+struct Census {
+  std::unordered_map<const void*, StorageUse> uses;  // by the storage's buffer
+  bool setState = false;
+
+  void tensor(const at::Tensor& t, bool parameter) {
+    if (!t.defined() || !t.has_storage() || !t.storage().data()) return;
+    auto [it, inserted] = uses.try_emplace(t.storage().data(), StorageUse{t.storage(), parameter});
+    if (!parameter) it->second.onlyParameters = false;
+  }
+
+  // Modules are walked on their own (their parameters known by slot); checkTensorStorage has
+  // bounded the nesting already, this bound only keeps a cycle from recursing without end.
+  void value(const c10::IValue& v, int depth = 0) {
+    if (depth > 64) return;
+    if (v.isTensor()) {
+      tensor(v.toTensor(), false);
+    } else if (v.isList()) {
+      for (const c10::IValue& item : v.toListRef()) value(item, depth + 1);
+    } else if (v.isTuple()) {
+      for (const c10::IValue& item : v.toTupleRef().elements()) value(item, depth + 1);
+    } else if (v.isGenericDict()) {
+      for (const auto& entry : v.toGenericDict()) {
+        value(entry.key(), depth + 1);
+        value(entry.value(), depth + 1);
+      }
+    } else if (v.isObject() && !v.toObjectRef().type()->is_module()) {
+      // A TorchScript class's or a C++ custom class's (torch.classes, as quantized packed
+      // parameters) own unpickling: it may have read any value.
+      if (v.toObjectRef().type()->findMethod("__setstate__")) setState = true;
+      for (const c10::IValue& slot : v.toObjectRef().slots()) value(slot, depth + 1);
+    }
+  }
+
+  void module(const torch::jit::Module& m) {
+    const auto& type = m.type();
+    if (type->findMethod("__setstate__")) setState = true;
+    const auto& object = m._ivalue();
+    for (size_t i = 0; i < type->numAttributes(); ++i) {
+      const c10::IValue v = object->getSlot(i);
+      if (v.isObject() && v.toObjectRef().type()->is_module()) continue;  // walked by modules()
+      if (type->is_parameter(i) && v.isTensor()) tensor(v.toTensor(), true);
+      else value(v);
+    }
+  }
+};
+
+std::string shortRead(const std::string& path, const DeferredWeights::Pending& p, size_t got) {
+  return path + ": the file changed while it was open: the " + std::to_string(p.size) + " bytes of a weight at offset " +
+         std::to_string(p.offset) + " could not be read (" + std::to_string(got) +
+         " read; was it rewritten in place?); open it again";
+}
+
+void readOne(const ArchiveReader& reader, const std::string& path, const DeferredWeights::Pending& p) {
+  const size_t got = reader.read(p.offset, p.storage.data(), p.size, "deferred weight");
+  if (got != p.size) throw ModelFileError(shortRead(path, p, got));
+}
+
+}  // namespace
+
+DeferredOutcome settleDeferredReads(const torch::jit::Module& root, const std::string& path,
+                                    const std::shared_ptr<ArchiveReader>& reader, std::vector<DeferredRead> reads,
+                                    std::shared_ptr<DeferredWeights>& out) {
+  out.reset();
+  if (reads.empty()) return DeferredOutcome::Settled;
+  Census census;
+  for (const torch::jit::Module& m : root.modules()) census.module(m);
+  if (census.setState) return DeferredOutcome::LoadAgain;
+  auto weights = std::make_shared<DeferredWeights>();
+  weights->path = path;
+  weights->reader = reader;
+  std::sort(reads.begin(), reads.end(), [](const DeferredRead& a, const DeferredRead& b) { return a.offset < b.offset; });
+  for (const DeferredRead& r : reads) {
+    const auto it = census.uses.find(r.buffer);
+    if (it == census.uses.end()) continue;  // no tensor kept it: its buffer is gone
+    DeferredWeights::Pending p{it->second.storage, r.offset, r.size};
+    if (it->second.onlyParameters) weights->pending.push_back(std::move(p));
+    else readOne(*reader, path, p);
+  }
+  if (!weights->pending.empty()) out = std::move(weights);
+  return DeferredOutcome::Settled;
+}
+
+void readDeferredWeights(const ModelFile& model) {
+  if (!model.deferredWeights) return;
+  DeferredWeights& w = *model.deferredWeights;
+  std::lock_guard<std::mutex> lock(w.mutex);
+  if (!w.failure.empty()) throw ModelFileError(w.failure);
+  try {
+    for (const DeferredWeights::Pending& p : w.pending) readOne(*w.reader, w.path, p);
+  } catch (const ModelFileError& e) {
+    w.failure = e.what();
+    w.pending.clear();
+    throw;
+  }
+  w.pending.clear();
+  w.reader.reset();
+}
+
+}  // namespace tdfx

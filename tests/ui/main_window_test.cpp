@@ -106,25 +106,31 @@ TEST(MainWindow, AnOpenUsesTheSpareWorkerWarmedWhileTheWindowWasIdle) {
   spare->refill(WorkerLimits{}, 0);
   ASSERT_TRUE(readied.wait(30000));
   ASSERT_TRUE(spare->ready());
-  const pid_t warmed = spare->sparePid();
+  const pid_t warmed = spare->sparePid(), warmedLayout = spare->spareLayoutPid();
   ASSERT_GT(warmed, 0);
+  ASSERT_GT(warmedLayout, 0);
   ASSERT_TRUE(openAndWait(w, fixture("seed_sequential.pt")));
   EXPECT_EQ(w.session()->worker->pid(), warmed) << "the open was served by the spare";
+  // The spare layout process laid the open's picture out, and ended with that load.
+  EXPECT_TRUE(testing::processEnds(warmedLayout)) << "the spare layout process was not used";
   EXPECT_TRUE(verifyAndWait(w));
-  // Idle again: another spare is warmed for the next open, a process of its own.
+  // Idle again: other spares are warmed for the next open, processes of their own.
   ASSERT_TRUE(readied.wait(30000));
   EXPECT_TRUE(spare->ready());
   EXPECT_NE(spare->sparePid(), warmed);
+  EXPECT_GT(spare->spareLayoutPid(), 0);
+  EXPECT_NE(spare->spareLayoutPid(), warmedLayout);
   const pid_t next = spare->sparePid();
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   EXPECT_EQ(w.session()->worker->pid(), next);
   // Turned off, the spare is stopped and opens start their own worker.
   QSignalSpy again(spare, &SpareWorker::readied);
   ASSERT_TRUE(again.wait(30000));
-  const pid_t dropped = spare->sparePid();
+  const pid_t dropped = spare->sparePid(), droppedLayout = spare->spareLayoutPid();
   spare->setEnabled(false);
   EXPECT_FALSE(spare->ready());
   EXPECT_TRUE(testing::processEnds(dropped));
+  EXPECT_TRUE(testing::processEnds(droppedLayout));
   ASSERT_TRUE(openAndWait(w, fixture("seed_module.pt")));
   EXPECT_NE(w.session()->worker->pid(), dropped);
 }

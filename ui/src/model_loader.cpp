@@ -42,8 +42,8 @@ void ModelLoader::load(const QString& path, const ViewOptions& options, std::sha
   // worker is stopped. Each model gets a worker process of its own.
   if (worker_) worker_->cancel();
   if (layouter_) layouter_->cancel();
-  auto worker = spare_->take(limits_);  // the warmed spare when there is one
-  auto layouter = std::make_shared<LayoutProcess>();
+  auto worker = spare_->take(limits_);  // the warmed spares when there are
+  auto layouter = spare_->takeLayouter();
   worker_ = worker;
   layouter_ = layouter;
   loads_.setFuture(QtConcurrent::run(&pool_, [worker, layouter, file, options, path, previous, stamp]() -> LoadOutcome {

@@ -37,6 +37,7 @@ SpareWorker::SpareWorker(QObject* parent) : QObject(parent) {
 SpareWorker::~SpareWorker() {
   idle_.stop();
   if (spare_) spare_->cancel();  // a warm-up in progress ends at once
+  if (layouter_) layouter_->cancel();
   pool_.waitForDone();
 }
 
@@ -45,7 +46,9 @@ void SpareWorker::setEnabled(bool on) {
   if (on) return;
   idle_.stop();
   if (spare_) spare_->cancel();
+  if (layouter_) layouter_->cancel();
   spare_.reset();
+  layouter_.reset();
 }
 
 std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
@@ -56,6 +59,14 @@ std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
   return std::make_shared<ModelWorker>(limits);
 }
 
+std::shared_ptr<LayoutProcess> SpareWorker::takeLayouter() {
+  std::shared_ptr<LayoutProcess> layouter = std::move(layouter_);
+  // Still warming: its first request waits for the warm-up, as an open waits for a warming worker.
+  if (layouter && canRun(layouter->pid())) return layouter;
+  if (layouter) layouter->cancel();
+  return std::make_shared<LayoutProcess>();
+}
+
 void SpareWorker::refill(const WorkerLimits& limits, int idleMs) {
   if (!enabled_) return;
   if (spare_ && !sameLimits(limits_, limits)) {
@@ -63,25 +74,36 @@ void SpareWorker::refill(const WorkerLimits& limits, int idleMs) {
     spare_.reset();
   }
   limits_ = limits;
-  if (!spare_) idle_.start(idleMs);
+  if (!spare_ || !layouter_) idle_.start(idleMs);
 }
 
 void SpareWorker::warm() {
-  if (!enabled_ || spare_) return;
-  spare_ = std::make_shared<ModelWorker>(limits_);
+  if (!enabled_ || (spare_ && layouter_)) return;
+  if (!spare_) spare_ = std::make_shared<ModelWorker>(limits_);
+  if (!layouter_) layouter_ = std::make_shared<LayoutProcess>();
   const std::shared_ptr<ModelWorker> worker = spare_;
-  warming_.setFuture(QtConcurrent::run(&pool_, [worker]() -> bool {
+  const std::shared_ptr<LayoutProcess> layouter = layouter_;
+  warming_.setFuture(QtConcurrent::run(&pool_, [worker, layouter]() -> bool {
+    // Cancelled, or a process could not start: the next open starts its own.
+    bool warmed = true;
     try {
       worker->prepare();
-      return true;
-    } catch (const std::exception&) {  // cancelled, or it could not start: the next open starts its own
-      return false;
+    } catch (const std::exception&) {
+      warmed = false;
     }
+    try {
+      if (!layouter->warmed()) layouter->warm();
+    } catch (const std::exception&) {
+      warmed = false;
+    }
+    return warmed;
   }));
 }
 
-bool SpareWorker::ready() const { return spare_ && spare_->prepared(); }
+bool SpareWorker::ready() const { return spare_ && spare_->prepared() && layouter_ && layouter_->warmed(); }
 
 pid_t SpareWorker::sparePid() const { return spare_ ? spare_->pid() : -1; }
+
+pid_t SpareWorker::spareLayoutPid() const { return layouter_ ? layouter_->pid() : -1; }
 
 }  // namespace tdfx::ui

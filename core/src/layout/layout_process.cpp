@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <vector>
 
 #include "layout_codec.h"
 #include "svg_writer.h"
@@ -36,8 +38,36 @@ TextMeasure tableMeasure(const json& sizes) {
   };
 }
 
+// A spare layout process's warm-up, while the window is idle: a fresh process's first layout pays
+// for Graphviz's plugins, the text layout's fonts (fontconfig) and new heap pages. A small
+// picture with every kind of label goes through them; then a heap of 64 MiB is touched once and
+// kept (reuseFreedMemory), so the next layout's allocations find pages already there.
+json warmUp() {
+  ViewGraph view;
+  view.clusters = {{"cluster_a", "a (Block)", ""}, {"cluster_a.b", "a.b (Linear)", "cluster_a"}};
+  ViewNode x, linear, out;
+  x.id = "x", x.lines = {"x"}, x.shape = "ellipse", x.fillColor = "#9CCBF0";
+  linear.id = "linear", linear.lines = {"Linear 8->8", "a.b"}, linear.cluster = "cluster_a.b", linear.fillColor = "#FFE9A8";
+  out.id = "output", out.lines = {"output"}, out.shape = "ellipse", out.fillColor = "#F4B6AE";
+  view.nodes = {x, linear, out};
+  view.edges = {{"x", "linear", "float32[2, 8]"}, {"linear", "output", "float32[2, 8]"}};
+  (void)layoutView(view, defaultTextMeasure());
+  reuseFreedMemory();
+  constexpr size_t kBlock = size_t{1} << 20, kBlocks = 64;
+  std::vector<char*> blocks;
+  for (size_t i = 0; i < kBlocks; ++i)
+    if (char* b = static_cast<char*>(std::malloc(kBlock))) {
+      volatile char* page = b;  // written through volatile: the compiler may not drop the touch
+      for (size_t at = 0; at < kBlock; at += 4096) page[at] = 0;
+      blocks.push_back(b);
+    }
+  for (char* b : blocks) std::free(b);
+  return {{"ok", true}};
+}
+
 json answerLayoutRequest(const json& request) {
   const std::string op = request.at("op").get<std::string>();
+  if (op == "warm") return warmUp();
   const ViewGraph view = layout::viewFromJson(request.at("view"));
   if (op == "layout") {
     const TextMeasure measure = tableMeasure(request.at("sizes"));
@@ -78,7 +108,14 @@ json call(WorkerProcess& process, const json& request, double limit, const std::
 
 }  // namespace
 
+void LayoutProcess::warm() {
+  const std::lock_guard<std::mutex> lock(requestMutex_);
+  call(process_, json{{"op", "warm"}}, 30, "warm-up");
+  warmed_ = true;
+}
+
 LayoutOutcome LayoutProcess::layout(const ViewGraph& view, const TextMeasure& measure, const LayoutBudget& budget) {
+  const std::lock_guard<std::mutex> lock(requestMutex_);
   json request = {{"op", "layout"}, {"view", layout::viewToJson(view)}, {"sizes", measuredLines(view, measure)}};
   LayoutOutcome outcome;
   if (view.nodes.size() > budget.dotMaxNodes || view.edges.size() > budget.dotMaxEdges) {
@@ -104,6 +141,7 @@ std::string LayoutProcess::render(const ViewGraph& view, ExportFormat format, do
   if (format == ExportFormat::Dot) return renderView(view, format);  // not laid out: linear in the graph
   const json request = {{"op", "render"}, {"view", layout::viewToJson(view)}, {"format", static_cast<int>(format)}};
   try {
+    const std::lock_guard<std::mutex> lock(requestMutex_);
     const json answer = call(process_, request, limit, "render");
     const auto& bytes = answer.at("bytes").get_binary();
     return std::string(bytes.begin(), bytes.end());

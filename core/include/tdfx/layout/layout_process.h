@@ -4,6 +4,8 @@
 // rendering run in a layout process forked from the worker zygote (like the model worker), with a
 // deadline, and cancel() kills it. When dot does not finish within its budget, a fast layered
 // layout (layeredLayout) takes its place and the result says so.
+#include <atomic>
+#include <mutex>
 #include <string>
 
 #include "tdfx/layout/graphviz_layout.h"
@@ -31,7 +33,8 @@ struct LayoutOutcome {
 };
 
 /// One layout process (started on first use, reused by later requests). Requests block the
-/// calling thread; cancel() from any thread stops the one in progress with WorkerCancelled.
+/// calling thread and run one at a time; cancel() from any thread stops the one in progress with
+/// WorkerCancelled.
 class LayoutProcess {
  public:
   LayoutProcess();
@@ -42,6 +45,11 @@ class LayoutProcess {
   /// renderView in the layout process, within `seconds`. An SVG that dot cannot make in time is
   /// drawn from the layered layout instead (`fallbackNote` then says so); other formats fail.
   std::string render(const ViewGraph& view, ExportFormat format, double seconds, std::string* fallbackNote = nullptr);
+  /// Starts the process and takes it through a first layout (Graphviz's plugins, the fonts, heap
+  /// pages), so the next layout is as fast as a later one: a spare's warm-up while the window is idle.
+  void warm();
+  /// Whether warm() finished (any thread).
+  bool warmed() const { return warmed_; }
   void cancel() { process_.cancel(); }
   void resetCancel() { process_.resetCancel(); }
   /// The layout process's id while one runs, else -1.
@@ -49,6 +57,8 @@ class LayoutProcess {
 
  private:
   WorkerProcess process_;
+  std::atomic<bool> warmed_{false};
+  std::mutex requestMutex_;  // one request at a time: a spare's warm-up and its first layout
 };
 
 /// exportView through a LayoutProcess with a time limit (tdfx-cli export --timeout); writes

@@ -161,6 +161,24 @@ TEST_F(TempDir, WeightsOfAFileRewrittenInPlaceAreRefusedEachTimeTheyAreAskedFor)
   EXPECT_EQ(first.rfind(path + ": the file changed while it was open", 0), 0u) << first;
   EXPECT_NE(first.find("open it again"), std::string::npos) << first;
   EXPECT_EQ(error(), first) << "the values stay incomplete: every later request is refused the same way";
+  // Rewritten in place at the same size (as torch.jit.save does over an existing file): refused
+  // too, before a byte of the new file is taken for the old one's weights.
+  const std::string same = (dir_ / "same.pt").string();
+  fs::copy_file(fixture("conv_bn.pt"), same);
+  const ModelFile again = loadModelArchive(ModelArchive::open(same), WeightsRead::AfterLoad);
+  ASSERT_NE(again.deferredWeights, nullptr);
+  {
+    std::ifstream in(same, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(same, std::ios::binary | std::ios::in) << bytes;
+  }
+  try {
+    readDeferredWeights(again);
+    ADD_FAILURE() << "weights read from a file rewritten since it was opened";
+  } catch (const ModelFileError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(same + ": the file changed while it was open (its size, times or inode", 0), 0u)
+        << e.what();
+  }
 }
 
 TEST_F(TempDir, AFileWhoseObjectsRunSetStateIsLoadedWithEveryValue) {

@@ -51,9 +51,15 @@ void ModelLoader::load(const QString& path, const ViewOptions& options, std::sha
       auto session = openSession(worker, file, options, labelMeasure(), *layouter);
       // A followed file: what changed against the version shown, by the compare engine.
       std::shared_ptr<const ModelDiff> changes;
-      if (previous && previous->worker->alive())
-        changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced,
-                                                         previous->worker->parameterValues(), worker->parameterValues()));
+      if (previous && previous->worker->alive()) {
+        try {
+          changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced,
+                                                           previous->worker->parameterValues(), worker->parameterValues()));
+        } catch (const ModelFileError&) {
+          // The version shown had its weights still unread when the file was rewritten: the new
+          // version is shown, without the list of what changed.
+        }
+      }
       return {session, {}, path, previous != nullptr, changes, stamp};
     } catch (const std::exception& e) {
       return {nullptr, QString::fromStdString(e.what()), path, previous != nullptr, nullptr, stamp};

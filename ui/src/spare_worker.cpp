@@ -61,8 +61,8 @@ std::shared_ptr<ModelWorker> SpareWorker::take(const WorkerLimits& limits) {
 
 std::shared_ptr<LayoutProcess> SpareWorker::takeLayouter() {
   std::shared_ptr<LayoutProcess> layouter = std::move(layouter_);
-  // Still warming: its first request waits for the warm-up, as an open waits for a warming worker.
-  if (layouter && canRun(layouter->pid())) return layouter;
+  // Still warming, or not started yet: its requests run in turn, the layout after the warm-up.
+  if (layouter && (layouter->pid() < 0 || canRun(layouter->pid()))) return layouter;
   if (layouter) layouter->cancel();
   return std::make_shared<LayoutProcess>();
 }

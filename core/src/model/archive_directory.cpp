@@ -38,7 +38,7 @@ uint64_t halfOfPhysicalMemory() {
 
 }  // namespace
 
-std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read) {
+ArchiveDirectory readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read) {
   const auto fail = [&path](const std::string& what) -> ModelFileError {
     return ModelFileError(path + ": cannot load as TorchScript: not a readable zip archive: " + what);
   };
@@ -71,7 +71,9 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_
   const std::string dir = read(directoryOffset, directorySize);
   if (dir.size() != directorySize) throw fail("cannot read the central directory");
 
-  std::vector<ArchiveRecord> records;
+  ArchiveDirectory directory;
+  directory.offset = directoryOffset;
+  std::vector<ArchiveRecord>& records = directory.records;
   size_t at = 0;
   for (uint64_t n = 0; n < entries; ++n) {
     if (dir.size() - at < 46 || readLittleEndian(dir, at, 4) != kDirectoryEntry)
@@ -101,15 +103,15 @@ std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_
     records.push_back(std::move(r));
     at += 46 + nameLength + extraLength + commentLength;
   }
-  return records;
+  return directory;
 }
 
-std::vector<ArchiveRecord> checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
-                                            const ArchiveLimits& limits) {
+ArchiveDirectory checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
+                                   const ArchiveLimits& limits) {
   const uint64_t totalLimit = limits.totalBytes ? limits.totalBytes : halfOfPhysicalMemory();
   uint64_t total = 0;
-  std::vector<ArchiveRecord> records = readArchiveDirectory(path, fileSize, read);
-  for (const ArchiveRecord& r : records) {
+  ArchiveDirectory directory = readArchiveDirectory(path, fileSize, read);
+  for (const ArchiveRecord& r : directory.records) {
     const std::string where = path + ": record " + r.name + " ";
     const bool metadata = r.name.size() >= 22 && r.name.compare(r.name.size() - 22, 22, "/extra/tensordict.json") == 0;
     if (metadata && r.size > limits.metadataBytes)
@@ -123,7 +125,7 @@ std::vector<ArchiveRecord> checkArchiveSizes(const std::string& path, uint64_t f
       throw ModelFileError(path + ": the records declare more than " + gib(totalLimit) +
                            " in all, past the memory tdfx allows a model (half of physical memory; nothing was read)");
   }
-  return records;
+  return directory;
 }
 
 }  // namespace tdfx

@@ -17,13 +17,20 @@ struct ArchiveRecord {
   uint64_t localHeaderOffset = 0;  ///< where the record's local header starts; its bytes follow it
 };
 
+/// A zip central directory: where it starts in the file (records' bytes all end before it) and
+/// its entries.
+struct ArchiveDirectory {
+  uint64_t offset = 0;
+  std::vector<ArchiveRecord> records;
+};
+
 /// The bytes of the archive at [offset, offset + size); fewer when the file ends first.
 using ArchiveRead = std::function<std::string(uint64_t offset, uint64_t size)>;
 
 /// Reads the central directory (zip64 included) of the `fileSize` bytes `read` gives: the file
 /// LibTorch will read, through the same descriptor, never the path again. Throws ModelFileError
 /// naming `path` when the directory is missing or malformed.
-std::vector<ArchiveRecord> readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read);
+ArchiveDirectory readArchiveDirectory(const std::string& path, uint64_t fileSize, const ArchiveRead& read);
 
 /// Bounds on what an archive may declare (see checkArchiveSizes).
 struct ArchiveLimits {
@@ -34,7 +41,7 @@ struct ArchiveLimits {
 
 /// Throws ModelFileError when a record's declared size passes a limit: names the record, its
 /// size and the limit. Reads the directory only, and returns it.
-std::vector<ArchiveRecord> checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
+ArchiveDirectory checkArchiveSizes(const std::string& path, uint64_t fileSize, const ArchiveRead& read,
                        const ArchiveLimits& limits = {});
 
 }  // namespace tdfx

@@ -24,9 +24,41 @@ bool isTensorRecord(const ArchiveRecord& r) {
 
 constexpr uint64_t kLocalHeaderBytes = 30;
 
+// `<archive>/data.pkl`: the pickle of the module's objects.
+bool isDataPickle(const ArchiveRecord& r) {
+  const std::string tail = "/data.pkl";
+  return r.name.size() > tail.size() && r.name.compare(r.name.size() - tail.size(), tail.size(), tail) == 0 &&
+         r.name.find('/') == r.name.size() - tail.size();
+}
+
 }  // namespace
 
-ArchiveReader::ArchiveReader(int fd, size_t size) : fd_(fd), size_(size) {}
+// Whether data.pkl (stored, its bytes somewhere in [first, end)) names no C++ class: its objects'
+// classes are written by their qualified names, `__torch__.torch.classes.quantized....` for those.
+bool ArchiveReader::pickleFreeOfCppClasses(const ArchiveRecord& r, uint64_t first, uint64_t end) const {
+  if (r.method != 0 || r.size > (uint64_t{64} << 20)) return false;  // compressed or huge: not looked at
+  unsigned char header[kLocalHeaderBytes];
+  const uint64_t headerAt = first - kLocalHeaderBytes - r.name.size();
+  if (::pread(fd_, header, sizeof header, static_cast<off_t>(headerAt)) != static_cast<ssize_t>(sizeof header)) return false;
+  const uint64_t extra = header[28] | (uint64_t{header[29]} << 8);
+  const uint64_t at = first + extra;
+  if (at > end || end - at < r.size) return false;
+  std::string bytes(r.size, '\0');
+  if (::pread(fd_, bytes.data(), bytes.size(), static_cast<off_t>(at)) != static_cast<ssize_t>(bytes.size())) return false;
+  return bytes.find("torch.classes") == std::string::npos;
+}
+
+ArchiveReader::ArchiveReader(int fd, size_t size) : fd_(fd), size_(size) {
+  if (::fstat(fd_, &opened_) != 0) opened_ = {};
+}
+
+bool ArchiveReader::unchangedSinceOpen() const {
+  struct stat now {};
+  if (::fstat(fd_, &now) != 0) return false;
+  return now.st_ino == opened_.st_ino && now.st_dev == opened_.st_dev && now.st_size == opened_.st_size &&
+         now.st_mtim.tv_sec == opened_.st_mtim.tv_sec && now.st_mtim.tv_nsec == opened_.st_mtim.tv_nsec &&
+         now.st_ctim.tv_sec == opened_.st_ctim.tv_sec && now.st_ctim.tv_nsec == opened_.st_ctim.tv_nsec;
+}
 
 ArchiveReader::~ArchiveReader() { ::close(fd_); }
 
@@ -55,23 +87,34 @@ size_t ArchiveReader::read(uint64_t pos, void* buf, size_t n, const char* /*what
   return done;
 }
 
-void ArchiveReader::setTensorRecords(const std::vector<ArchiveRecord>& records) {
+void ArchiveReader::setTensorRecords(const ArchiveDirectory& directory) {
   std::lock_guard<std::mutex> lock(mutex_);
   tensorRecords_.clear();
+  cppClasses_ = true;
   // A record's bytes follow its local header (30 bytes, its name, an extra field of unknown
-  // length) and end before the next record's header: only a read inside that span is its own.
+  // length) and end before the next record's header, or the directory: only a read inside that
+  // span is its own.
   std::vector<const ArchiveRecord*> inFile;
-  for (const ArchiveRecord& r : records) inFile.push_back(&r);
+  for (const ArchiveRecord& r : directory.records) inFile.push_back(&r);
   std::sort(inFile.begin(), inFile.end(),
             [](const ArchiveRecord* a, const ArchiveRecord* b) { return a->localHeaderOffset < b->localHeaderOffset; });
   for (size_t i = 0; i < inFile.size(); ++i) {
     const ArchiveRecord& r = *inFile[i];
-    if (!isTensorRecord(r)) continue;
-    const uint64_t first = r.localHeaderOffset + kLocalHeaderBytes + r.name.size();
-    const uint64_t end = i + 1 < inFile.size() ? inFile[i + 1]->localHeaderOffset : size_;
-    if (end < first || end - first < r.size) continue;  // overlapping records: read as asked
-    tensorRecords_[first] = {first, end - r.size, r.size};
+    const bool shared = (i > 0 && inFile[i - 1]->localHeaderOffset == r.localHeaderOffset) ||
+                        (i + 1 < inFile.size() && inFile[i + 1]->localHeaderOffset == r.localHeaderOffset);
+    uint64_t first = 0;
+    if (shared || __builtin_add_overflow(r.localHeaderOffset, kLocalHeaderBytes + r.name.size(), &first)) continue;
+    const uint64_t end = std::min(i + 1 < inFile.size() ? inFile[i + 1]->localHeaderOffset : directory.offset,
+                                  std::min<uint64_t>(directory.offset, size_));
+    if (end < first || end - first < r.size) continue;  // past the next record or the directory
+    if (isTensorRecord(r)) tensorRecords_[first] = {first, end - r.size, r.size};
+    if (isDataPickle(r)) cppClasses_ = !pickleFreeOfCppClasses(r, first, end);
   }
+}
+
+bool ArchiveReader::canDefer() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !tensorRecords_.empty() && !cppClasses_;
 }
 
 void ArchiveReader::deferTensorReads() {

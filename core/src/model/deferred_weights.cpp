@@ -61,6 +61,11 @@ struct Census {
   }
 };
 
+std::string rewritten(const std::string& path) {
+  return path + ": the file changed while it was open (its size, times or inode differ: rewritten in place?); "
+                "its weights were not read yet: open it again";
+}
+
 std::string shortRead(const std::string& path, const DeferredWeights::Pending& p, size_t got) {
   return path + ": the file changed while it was open: the " + std::to_string(p.size) + " bytes of a weight at offset " +
          std::to_string(p.offset) + " could not be read (" + std::to_string(got) +
@@ -86,9 +91,19 @@ DeferredOutcome settleDeferredReads(const torch::jit::Module& root, const std::s
   weights->path = path;
   weights->reader = reader;
   std::sort(reads.begin(), reads.end(), [](const DeferredRead& a, const DeferredRead& b) { return a.offset < b.offset; });
+  std::unordered_map<const void*, size_t> buffers;
+  for (const DeferredRead& r : reads) ++buffers[r.buffer];
+  // Each read must land in a storage of its own that a tensor still holds, of exactly the
+  // record's size. Otherwise (a sparse tensor's indices, a per-channel quantizer's scales, both
+  // held where this walk does not look; a buffer freed and its address reused) the file is
+  // loaded again with every value read: nothing is left unread, nothing written out of bounds.
   for (const DeferredRead& r : reads) {
     const auto it = census.uses.find(r.buffer);
-    if (it == census.uses.end()) continue;  // no tensor kept it: its buffer is gone
+    if (it == census.uses.end() || buffers.at(r.buffer) > 1 || it->second.storage.nbytes() != r.size)
+      return DeferredOutcome::LoadAgain;
+  }
+  for (const DeferredRead& r : reads) {
+    const auto it = census.uses.find(r.buffer);
     DeferredWeights::Pending p{it->second.storage, r.offset, r.size};
     if (it->second.onlyParameters) weights->pending.push_back(std::move(p));
     else readOne(*reader, path, p);
@@ -103,7 +118,9 @@ void readDeferredWeights(const ModelFile& model) {
   std::lock_guard<std::mutex> lock(w.mutex);
   if (!w.failure.empty()) throw ModelFileError(w.failure);
   try {
+    if (!w.pending.empty() && !w.reader->unchangedSinceOpen()) throw ModelFileError(rewritten(w.path));
     for (const DeferredWeights::Pending& p : w.pending) readOne(*w.reader, w.path, p);
+    if (!w.pending.empty() && !w.reader->unchangedSinceOpen()) throw ModelFileError(rewritten(w.path));
   } catch (const ModelFileError& e) {
     w.failure = e.what();
     w.pending.clear();

@@ -26,12 +26,14 @@ struct DeferredWeights {
 /// What became of a load's deferred reads.
 enum class DeferredOutcome {
   Settled,     ///< only parameters wait (in `out`, null when none); every other value is read
-  LoadAgain,   ///< an object has a `__setstate__`: values it may have read were not there yet
+  LoadAgain,   ///< load with every value read (a `__setstate__`, or a read this walk cannot place)
 };
 
 /// Sorts the reads a load of `root` deferred: a record only parameters use stays deferred; one a
-/// buffer, a tensor attribute or an object uses is read now; one no tensor kept is dropped (its
-/// buffer was freed). Throws ModelFileError when the file changed in place since it was opened.
+/// buffer, a tensor attribute or an object uses is read now. LoadAgain (nothing read) when an
+/// object has a `__setstate__`, or a read does not land in a storage of its own, of its size,
+/// that a module, attribute or object holds. Throws ModelFileError when the file changed in
+/// place since it was opened.
 DeferredOutcome settleDeferredReads(const torch::jit::Module& root, const std::string& path,
                                     const std::shared_ptr<ArchiveReader>& reader, std::vector<DeferredRead> reads,
                                     std::shared_ptr<DeferredWeights>& out);

@@ -536,7 +536,7 @@ ModelFile loadModelArchive(const ModelArchive& archive, WeightsRead weights) {
   try {
     const ScopedHugePageAllocator hugePages;  // the weights: the bulk of the load's memory
     const CrashStage importing(stage::kImporter);
-    if (weights == WeightsRead::AfterLoad) archive.reader()->deferTensorReads();
+    if (weights == WeightsRead::AfterLoad && archive.reader()->canDefer()) archive.reader()->deferTensorReads();
     struct StopDeferring {
       ArchiveReader& reader;
       std::vector<DeferredRead>& reads;
@@ -544,15 +544,20 @@ ModelFile loadModelArchive(const ModelArchive& archive, WeightsRead weights) {
     } stop{*archive.reader(), deferred};
     root = torch::jit::load(archive.reader(), c10::Device(c10::kCPU), extra);
   } catch (const c10::Error& e) {
+    // A __setstate__ that checked a value not read yet: the file may well load with every value.
+    if (!deferred.empty()) return loadModelArchive(archive, WeightsRead::DuringLoad);
     const std::string what = e.what_without_backtrace();
     throw loadFailure(path, what);
   } catch (const std::exception& e) {
+    if (!deferred.empty()) return loadModelArchive(archive, WeightsRead::DuringLoad);
     throw loadFailure(path, e.what());
   }
   checkTensorStorage(root, path);
   std::shared_ptr<DeferredWeights> unread;
-  if (settleDeferredReads(root, path, archive.reader(), std::move(deferred), unread) == DeferredOutcome::LoadAgain)
+  if (settleDeferredReads(root, path, archive.reader(), std::move(deferred), unread) == DeferredOutcome::LoadAgain) {
+    root = torch::jit::Module();  // its tensors freed first: the memory limit counts them
     return loadModelArchive(archive, WeightsRead::DuringLoad);
+  }
   root.eval();
   uint64_t formatVersion = 0;
   try {  // the zip's directory and its small `version` record only: LibTorch has read it already

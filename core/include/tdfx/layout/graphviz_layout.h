@@ -59,7 +59,7 @@ struct LayoutResult {
 };
 
 /// Lays the view out with Graphviz `dot`. Node sizes come from `measure` (labels never overflow).
-/// Views with more than 1,500 nodes and some clusters are laid out per cluster (one small dot call
+/// Views with more than 1,000 nodes and some clusters are laid out per cluster (one small dot call
 /// each) and composed. Safe to call from any thread. Throws tdfx::Error when Graphviz fails.
 LayoutResult layoutView(const ViewGraph& view, const TextMeasure& measure = defaultTextMeasure());
 

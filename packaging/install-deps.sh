@@ -5,6 +5,8 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config ninja-build
+  # a compiler cache: a rebuild of a nearby commit (CI on the same machine) compiles only what changed
+  ccache
   libtorch-dev
   # Debian's LibTorch calls the system BLAS; the reference libblas makes a ViT forward ~20x slower.
   libopenblas0-pthread

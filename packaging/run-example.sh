@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+source packaging/ccache-env.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $TDFX_CCACHE_ARGS >/dev/null
 cmake --build build -j"$(nproc)" --target tdfx_gui tdfx_cli tdfx_models
 example=build/resources/examples/seed_sequential.pt
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then

@@ -17,10 +17,11 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/tensordict/tensordict.h"
 #include "support/process_state.h"
+#include "support/test_paths.h"
 
 namespace tdfx::testing {
 
-inline std::string fixture(const std::string& name) { return std::string(TDFX_FIXTURES_DIR) + "/" + name; }
+inline std::string fixture(const std::string& name) { return std::string(kFixturesDir) + "/" + name; }
 
 /// A generated fixture, loaded and traced.
 inline GraphModule traceFixture(const std::string& name) {

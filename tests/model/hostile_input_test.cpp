@@ -13,6 +13,7 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/worker/model_worker.h"
 #include "test_support.h"
+#include "support/test_paths.h"
 
 namespace tdfx {
 namespace {
@@ -102,7 +103,7 @@ TEST_F(HostileInput, TruncatedTensorRecord) {
 
 // A small archive that declares one huge deflated record, written by tests/model/make_zip_bomb.py.
 std::string zipBomb(const std::string& source, const std::string& out, const std::string& record, int mib) {
-  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_zip_bomb.py " + fixture(source) + " " +
+  const std::string cmd = std::string("/usr/bin/python3 ") + tdfx::testing::kSourceDir + "/tests/model/make_zip_bomb.py " + fixture(source) + " " +
                           out + " " + record + " " + std::to_string(mib);
   return std::system(cmd.c_str()) == 0 ? out : std::string();
 }
@@ -126,7 +127,7 @@ TEST_F(HostileInput, ZipBombsAreRefusedFromTheDirectoryBeforeAnythingIsRead) {
 // Tensors that lie about where they are in their storage (tests/model/make_bad_storage.py): before
 // issue 22 the first read 400 KB before its buffer and verify passed, the others crashed the worker.
 TEST_F(HostileInput, TensorsOutsideTheirStorageAreRefusedWithOverflowSafeArithmetic) {
-  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_bad_storage.py " + fixture("plain.pt") +
+  const std::string cmd = std::string("/usr/bin/python3 ") + tdfx::testing::kSourceDir + "/tests/model/make_bad_storage.py " + fixture("plain.pt") +
                           " " + dir_.string();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const std::map<std::string, std::string> expected = {
@@ -149,7 +150,7 @@ TEST_F(HostileInput, TensorsOutsideTheirStorageAreRefusedWithOverflowSafeArithme
 // the messages were "stoull", "vector::_M_range_check" and "INTERNAL ASSERT ... please report a
 // bug to PyTorch"; each now says what is wrong with which file.
 TEST_F(HostileInput, DamageLibTorchReportsInItsOwnTermsIsSaidPlainly) {
-  const std::string cmd = "/usr/bin/python3 " TDFX_SOURCE_DIR "/tests/model/make_unclear_archives.py " + fixture("plain.pt") +
+  const std::string cmd = std::string("/usr/bin/python3 ") + tdfx::testing::kSourceDir + "/tests/model/make_unclear_archives.py " + fixture("plain.pt") +
                           " " + fixture("seed_sequential.pt") + " " + dir_.string();
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   const std::string damaged = ": the archive is damaged, or was not written by torch.jit.save";

@@ -21,6 +21,7 @@
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
@@ -105,7 +106,7 @@ TEST(Compare, FindNextWalksTheChangesWhileTheSearchFieldIsEmpty) {
 
 // The models tests/app/make_diff_models.py makes beside the zoo: torchvision's resnet18, a copy with
 // one conv weight and one norm's running mean changed, and resnet34 grown from resnet18's weights.
-std::string diffModel(const char* name) { return std::string(TDFX_ZOO_DIR) + "/diff/" + name; }
+std::string diffModel(const char* name) { return std::string(tdfx::testing::kZooDir) + "/diff/" + name; }
 
 // Shows `c` and waits until both panes are laid out at their size.
 void showAndSettle(CompareWindow* c) {

@@ -23,13 +23,14 @@
 #include "tdfx/ui/minimap.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
 
 using tdfx::testing::fixture;
 
-std::string resnet18() { return std::string(TDFX_ZOO_DIR) + "/resnet18.pt"; }
+std::string resnet18() { return std::string(tdfx::testing::kZooDir) + "/resnet18.pt"; }
 
 // A shown, active window on `model`, the graph holding the keyboard focus.
 bool openShown(MainWindow& w, const std::string& model) {

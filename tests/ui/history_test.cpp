@@ -17,11 +17,12 @@
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
 
-std::string resnet18() { return std::string(TDFX_ZOO_DIR) + "/resnet18.pt"; }
+std::string resnet18() { return std::string(tdfx::testing::kZooDir) + "/resnet18.pt"; }
 
 // The node items drawn selected.
 QStringList drawnSelected(const MainWindow& w) {

@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include "tdfx/ui/model_loader.h"
+#include "support/test_paths.h"
+#include "ui/wait_until.h"
 
 namespace tdfx::ui {
 namespace {
 
-QString fixture(const char* name) { return QStringLiteral(TDFX_FIXTURES_DIR "/") + QString::fromUtf8(name); }
+QString fixture(const char* name) { return QString::fromUtf8(tdfx::testing::kFixturesDir) + QLatin1Char('/') + QString::fromUtf8(name); }
 
 bool waitFor(QSignalSpy& spy) {
   for (int i = 0; i < 1500 && spy.isEmpty(); ++i) QTest::qWait(20);
@@ -47,7 +49,8 @@ TEST(ModelLoader, ACancelledOpenIsNeverDeliveredAndAFailedOneSaysWhy) {
   loader.load(fixture("scoped.pt"), ViewOptions());
   loader.cancel();
   EXPECT_FALSE(loader.loading());
-  QTest::qWait(1500);
+  // Until the cancelled job has ended and its result has had every chance to arrive.
+  ASSERT_TRUE(waitUntil([&] { return loader.idle(); })) << "the job never ended";
   EXPECT_TRUE(loaded.isEmpty());
   loader.load(fixture("no_such_model.pt"), ViewOptions());
   const LoadOutcome failed = loadedOnce(loaded);

@@ -18,6 +18,7 @@
 #include "tdfx/ui/minimap.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
@@ -49,7 +50,7 @@ TEST(WindowRoom, PagingDownViTKeepsTheColumnInViewBesideTheOverview) {
   w.resize(1600, 980);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  ASSERT_TRUE(openAndWait(w, std::string(TDFX_ZOO_DIR) + "/vit_b_16.pt"));
+  ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/vit_b_16.pt"));
   GraphView* view = w.view();
   ASSERT_NE(view->minimap(), nullptr);
   int checked = 0;
@@ -165,7 +166,7 @@ TEST(WindowRoom, GrowingBackGivesTheDocksTheirSizesAndKeepsTheGraphFitted) {
   w.resize(1600, 980);
   w.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
-  ASSERT_TRUE(openAndWait(w, std::string(TDFX_ZOO_DIR) + "/resnet18.pt"));
+  ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/resnet18.pt"));
   QTest::qWait(50);
   const auto dock = [&](const char* name) { return w.findChild<QDockWidget*>(QString::fromLatin1(name)); };
   ASSERT_TRUE(dock("keys") && dock("code") && dock("verify"));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "support/test_paths.h"
 
 extern char** environ;
 
@@ -35,7 +36,7 @@ std::string readFile(const std::string& path) {
 
 // Runs the probe with `args`, its stdout and stderr in files.
 ProbeResult runProbe(const std::vector<std::string>& args, const std::string& errorFile) {
-  std::vector<std::string> all{TDFX_ZYGOTE_PROBE};
+  std::vector<std::string> all{tdfx::testing::kZygoteProbe};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : all) argv.push_back(a.data());

@@ -29,6 +29,8 @@
 #include "support/synthetic_graph.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "tdfx/ui/model_loader.h"
+#include "ui/wait_until.h"
 
 namespace tdfx::ui {
 namespace {
@@ -323,7 +325,10 @@ TEST(Panels, CancelKeepsTheOpenModel) {
   w.cancelLoad();
   EXPECT_FALSE(w.isLoading());
   EXPECT_EQ(cancelled.size(), 1);
-  QTest::qWait(1500);  // the worker finishes; its result is dropped
+  // Until the cancelled job has ended (its worker killed and reaped): its result is dropped.
+  auto* loader = w.findChild<ModelLoader*>();
+  ASSERT_NE(loader, nullptr);
+  ASSERT_TRUE(waitUntil([&] { return loader->idle(); })) << "the job never ended";
   EXPECT_TRUE(loaded.isEmpty());
   EXPECT_EQ(w.scene()->nodeCount(), nodes);
   EXPECT_NE(w.statusText().toStdString().find("Cancelled"), std::string::npos);

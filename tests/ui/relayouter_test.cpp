@@ -7,6 +7,7 @@
 #include "tdfx/runtime/graph_module.h"
 #include "tdfx/ui/relayouter.h"
 #include "test_support.h"
+#include "ui/wait_until.h"
 
 namespace tdfx::ui {
 namespace {
@@ -53,7 +54,9 @@ TEST(Relayouter, AForgottenRequestIsNeverDelivered) {
   QSignalSpy laidOut(&layouts, &Relayouter::laidOut);
   layouts.request(session, ViewOptions(), QStringLiteral("fc1"));
   layouts.forget();  // another model is shown
-  QTest::qWait(1500);
+  // Until the forgotten job has ended and its result has had every chance to arrive: bounded by
+  // the work, not by a time that a loaded machine may not give it.
+  ASSERT_TRUE(waitUntil([&] { return layouts.idle(); })) << "the job never ended";
   EXPECT_TRUE(laidOut.isEmpty());
   layouts.request(session, ViewOptions());
   ASSERT_TRUE(waitFor(laidOut));

@@ -52,6 +52,10 @@ class ModelLoader : public QObject {
   /// Stops the load in progress (its worker is killed); nothing is delivered for it.
   void cancel();
   bool loading() const { return loads_.isRunning() || worker_ != nullptr; }
+  /// Whether no job runs on the loader's threads, the cancelled ones included (a cancelled load's
+  /// job ends once its killed worker is reaped): what a test waits for before it checks that a
+  /// cancelled result was never delivered.
+  bool idle() const { return pool_.activeThreadCount() == 0; }
 
   /// Opens `path` in another worker and compares it with `session`; emits compared. A compare in
   /// progress is stopped (its worker killed) and never delivered.

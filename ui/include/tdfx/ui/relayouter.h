@@ -26,6 +26,9 @@ class Relayouter : public QObject {
   void forget();
   /// Whether a request's result is still to come.
   bool busy() const { return pending_; }
+  /// Whether no layout job runs, the forgotten ones included: what a test waits for before it
+  /// checks that a forgotten result was never delivered.
+  bool idle() const { return pool_.activeThreadCount() == 0; }
 
  Q_SIGNALS:
   void laidOut(std::shared_ptr<SessionLayout> layout, const QString& selectAfter);

@@ -130,23 +130,14 @@ bool readLine(int fd, std::string& buffer, std::string& line) {
 
 }  // namespace
 
-bool ModelCache::stampOf(const std::string& path, FileStamp& stamp) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return false;
-  stamp.device = st.st_dev;
-  stamp.inode = st.st_ino;
-  stamp.size = st.st_size;
-  stamp.modifiedNs = static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
-  return true;
-}
-
 OpenedModel ModelCache::open(const std::string& path, const tdfx::WorkerLimits& limits) {
-  FileStamp stamp;
-  const bool stamped = stampOf(path, stamp);
+  // A file rewritten in place, even with its old mtime put back (touch -r), has another ctime.
+  const std::optional<tdfx::FileIdentity> stamp = tdfx::FileIdentity::ofPath(path);
+  const bool stamped = stamp.has_value();
   for (auto it = entries_.begin(); it != entries_.end();) {
     if (it->path != path || !sameLimits(it->limits, limits)) {
       ++it;
-    } else if (stamped && it->stamp == stamp && it->opened.worker->idleAndConnected()) {
+    } else if (stamped && it->stamp == *stamp && it->opened.worker->idleAndConnected()) {
       entries_.splice(entries_.begin(), entries_, it);
       return entries_.front().opened;
     } else {
@@ -156,7 +147,7 @@ OpenedModel ModelCache::open(const std::string& path, const tdfx::WorkerLimits& 
   OpenedModel opened = openFresh(path, limits);
   if (stamped && capacity_ > 0) {
     opened.cached = true;
-    entries_.push_front(Entry{path, stamp, limits, opened});
+    entries_.push_front(Entry{path, *stamp, limits, opened});
     while (entries_.size() > capacity_) entries_.pop_back();
   }
   return opened;

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include "tdfx/util/file_identity.h"
 #include "tdfx/worker/model_worker.h"
 
 /// A model opened in its worker, as a command uses it: the worker answers further requests on it
@@ -37,22 +38,12 @@ class ModelCache {
   size_t size() const { return entries_.size(); }
 
  private:
-  struct FileStamp {
-    dev_t device = 0;
-    ino_t inode = 0;
-    off_t size = 0;
-    long long modifiedNs = 0;
-    bool operator==(const FileStamp& o) const {
-      return device == o.device && inode == o.inode && size == o.size && modifiedNs == o.modifiedNs;
-    }
-  };
   struct Entry {
     std::string path;
-    FileStamp stamp;
+    tdfx::FileIdentity stamp;
     tdfx::WorkerLimits limits;
     OpenedModel opened;
   };
-  static bool stampOf(const std::string& path, FileStamp& stamp);
 
   std::list<Entry> entries_;  // the most recently used first
   size_t capacity_;

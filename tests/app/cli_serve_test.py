@@ -152,6 +152,42 @@ class ServeTest(unittest.TestCase):
         self.assertEqual(text(second, "stdout"), one_shot("trace", fixture("seed_sequential.pt"), "--graph").stdout)
         self.assertNotEqual(text(first, "stdout"), text(second, "stdout"))
 
+    def test_a_file_rewritten_in_place_with_its_mtime_put_back_is_opened_afresh(self):
+        import io
+        import torch
+
+        class AddOne(torch.nn.Module):
+            def forward(self, x):
+                return x + 1.5
+
+        class AddTwo(torch.nn.Module):
+            def forward(self, x):
+                return x + 2.5
+
+        def archive(module):
+            buffer = io.BytesIO()
+            torch.jit.save(torch.jit.script(module), buffer)
+            return buffer.getvalue()
+
+        one, two = archive(AddOne()), archive(AddTwo())
+        self.assertEqual(len(one), len(two), "the two archives must be the same size for this test")
+        path = os.path.join(WORK, "rewritten.pt")
+        with open(path, "wb") as f:
+            f.write(one)
+        before = os.stat(path)
+        first = self.server.run("trace", path, "--code", id=1)
+        self.assertIn(b"1.5", text(first, "stdout"))
+        # The same inode, the same size, and the old mtime put back as `touch -r` does: only the
+        # ctime tells the versions apart.
+        with open(path, "r+b") as f:
+            f.write(two)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = os.stat(path)
+        self.assertEqual((after.st_ino, after.st_size, after.st_mtime_ns), (before.st_ino, before.st_size, before.st_mtime_ns))
+        second = self.server.run("trace", path, "--code", id=2)
+        self.assertIn(b"2.5", text(second, "stdout"))
+        self.assertNotIn(b"1.5", text(second, "stdout"))
+
     def test_a_worker_killed_at_its_limit_leaves_the_server_serving(self):
         reply = self.server.run("verify", fixture("endless.pt"), "--timeout", "2", id=1)
         self.assertEqual(reply["status"], 1, reply)

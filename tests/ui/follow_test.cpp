@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include "tdfx/ui/file_follower.h"
 #include "tdfx/ui/graph_scene.h"
@@ -19,6 +21,7 @@
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
@@ -84,7 +87,7 @@ TEST(FollowFile, TheChangesPanelShowsItsRowsWhole) {
   QTemporaryDir dir;
   const QString path = dir.filePath("resnet18.pt");
   const auto zoo = [](const char* name) {
-    QFile f(QString::fromStdString(std::string(TDFX_ZOO_DIR) + "/diff/" + name));
+    QFile f(QString::fromStdString(std::string(tdfx::testing::kZooDir) + "/diff/" + name));
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
   };
   saveByRename(path, zoo("resnet18.pt"));
@@ -195,6 +198,39 @@ TEST(FollowFile, ASaveThatSettlesWhileTheLastOneLoadsIsLoadedAfterIt) {
   ASSERT_EQ(loaded.count(), 2) << "version 3 was never loaded";
   EXPECT_EQ(w.scene()->nodeCount(), version1Nodes);  // version 3's graph, not seed_sequential's
   EXPECT_FALSE(w.isLoading());
+}
+
+// `cp -p` or `touch -r` over a file of the same size: the same size and mtime, new content. Only
+// the ctime (which no call sets back) tells the versions apart.
+TEST(FollowFile, ARewriteOfTheSameSizeWithItsMtimePutBackIsSeen) {
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  const QString path = dir.filePath("model.pt");
+  {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("version one");
+  }
+  struct stat before {};
+  ASSERT_EQ(::stat(QFile::encodeName(path).constData(), &before), 0);
+  FileFollower follower;
+  follower.setQuietMs(50);
+  follower.follow(path);
+  QSignalSpy settled(&follower, &FileFollower::settled);
+  QTest::qWait(20);  // past the clock tick of the first write's ctime
+  {
+    QFile f(path);
+    ASSERT_TRUE(f.open(QIODevice::ReadWrite));
+    f.write("version two");
+  }
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, QFile::encodeName(path).constData(), times, 0), 0);
+  struct stat after {};
+  ASSERT_EQ(::stat(QFile::encodeName(path).constData(), &after), 0);
+  ASSERT_EQ(after.st_size, before.st_size);
+  ASSERT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  ASSERT_EQ(after.st_ino, before.st_ino);
+  EXPECT_TRUE(settled.wait(10000)) << "the rewrite was not reported";
 }
 
 TEST(FollowFile, TurnedOffAChangeIsNotFollowed) {

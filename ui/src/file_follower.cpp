@@ -1,5 +1,6 @@
 #include "tdfx/ui/file_follower.h"
 
+#include <QFile>
 #include <QFileInfo>
 
 namespace tdfx::ui {
@@ -36,9 +37,9 @@ void FileFollower::follow(const QString& path) {
 }
 
 FileStamp FileStamp::of(const QString& path) {
-  const QFileInfo info(path);
-  if (!info.exists()) return {};
-  return {true, info.size(), info.lastModified()};
+  const std::optional<FileIdentity> identity = FileIdentity::ofPath(QFile::encodeName(path).toStdString());
+  if (!identity) return {};
+  return {true, *identity};
 }
 
 void FileFollower::follow(const QString& path, const FileStamp& seen) {

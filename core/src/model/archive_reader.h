@@ -3,14 +3,15 @@
 // sandbox forbids opens. It can leave the bytes of the tensor records unread during a load and
 // read them afterwards (deferred weights, tdfx/model/model_file.h).
 #include <caffe2/serialize/read_adapter_interface.h>
-#include <sys/stat.h>
 
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "archive_directory.h"
+#include "tdfx/util/file_identity.h"
 
 namespace tdfx {
 
@@ -62,7 +63,7 @@ class ArchiveReader : public caffe2::serialize::ReadAdapterInterface {
   };
   int fd_;
   size_t size_;
-  struct stat opened_ {};
+  std::optional<FileIdentity> opened_;
   std::map<uint64_t, TensorRecord> tensorRecords_;  // by the offset their bytes may start at
   mutable std::mutex mutex_;
   bool deferring_ = false;

@@ -1,20 +1,22 @@
 #pragma once
 // Follows one file on disk: says when it changed and has settled. Saves are often a write followed
 // by a rename (which replaces the watched file), or several writes: the follower watches the file
-// and its folder, and reports only once the file's size and time stayed the same for a while.
-#include <QDateTime>
+// and its folder, and reports only once the file's identity (FileStamp) stayed the same for a while.
 #include <QFileSystemWatcher>
 #include <QObject>
 #include <QTimer>
 
+#include "tdfx/util/file_identity.h"
+
 namespace tdfx::ui {
 
-/// A file's state as the follower compares it: whether it exists, its size and modification time.
+/// A file's state as the follower compares it: whether it exists, and which version it is
+/// (device, inode, size, mtime and ctime: a `mv` or `cp -p` of a same-size file with the same mtime
+/// is another version too).
 struct FileStamp {
   bool exists = false;
-  qint64 size = -1;
-  QDateTime modified;
-  bool operator==(const FileStamp& o) const { return exists == o.exists && size == o.size && modified == o.modified; }
+  tdfx::FileIdentity identity;
+  bool operator==(const FileStamp& o) const { return exists == o.exists && (!exists || identity == o.identity); }
   bool operator!=(const FileStamp& o) const { return !(*this == o); }
   /// The state of `path` now.
   static FileStamp of(const QString& path);

@@ -1,19 +1,29 @@
 // Mutation fuzzer for the model loader, the tensordict.json parser, the tracer and the runtime.
 //
-//   tdfx_fuzz_loader --seconds N [--seed S] [--out DIR] SEED_FILE...
+//   tdfx_fuzz_loader (--iterations N | --seconds N) [--seed S] [--timeout S] [--max-limited N]
+//                    [--max-known-percent P] [--out DIR] SEED_FILE...
 //
 // Each iteration takes a seed archive and mutates it: raw bytes (flips, truncation, splices) or,
 // through LibTorch's zip reader/writer, one record (the pickles, the code, tensordict.json with
 // JSON-aware edits). The result is opened in a model worker, as the apps open files: loaded,
 // traced and run on its example inputs. A failure must be a checked error (tdfx's own, or
-// LibTorch's c10::Error refusing the input); the worker tags every error answer with its origin,
-// and a worker that crashes (a signal: WorkerCrash, naming the stage it died in) or answers with
-// another exception (WorkerFault: std::out_of_range, an exception escaping a noexcept function) is
-// a bug, unless the allow-list below names it as a known LibTorch importer crash, with its reason.
-// Bugs are kept as OUT/failure-<n>.pt. Exit 0 when no bug was found.
+// LibTorch's c10::Error refusing the input); the worker tags every error answer with its origin.
+// A bug is:
+// - a worker that crashes (a signal: WorkerCrash, naming the stage it died in and its frames),
+//   unless the crash's site (its innermost frame outside the C and C++ runtimes) is LibTorch's own
+//   code, reached through a function the allow-list below names, in the stage and by the signal
+//   it names: a crash in tdfx's code (libtdfx-core, the program) is never excused, whatever the
+//   stage;
+// - a worker that answers with another exception (WorkerFault: std::out_of_range, an exception
+//   escaping a noexcept function);
+// - more than --max-limited inputs stopped at the time or memory limit (a planted hang is one);
+// - more than --max-known-percent of the inputs crashing LibTorch.
+// Bugs are kept as OUT/failure-<n>.pt. Exit 0 when no bug was found. --iterations bounds the run
+// by work done (CI), --seconds by time (a long hunt by hand).
 //
-// TDFX_TEST_PLANT_FAULT=signal|exception plants a fault in the worker's loader path (the
-// fuzz.loader_sees_* tests: the fuzzer must fail).
+// TDFX_TEST_PLANT_FAULT=KIND@WHERE plants a fault in tdfx's own code (tdfx/util/crash_stage.h): the
+// fuzz.loader_sees_* tests plant one in each stage, and the fuzzer must fail naming it.
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -110,39 +120,100 @@ class Mutator {
   std::mt19937_64 rng_;
 };
 
-enum class Outcome { Ok, TdfxError, KnownCrash, Bug };
+enum class Outcome { Ok, TdfxError, Limited, KnownCrash, Bug };
 
-// Known crashes of LibTorch 1.13's importer on damaged archives: a crash whose message names the
-// stage and signal is counted apart, not as a bug. Each entry says why it is LibTorch's, not ours.
+// Whose code a frame of a crashed worker is. Only LibTorch's may be excused, and only at a site the
+// allow-list names; tdfx's own code (libtdfx-core, the program) and anything unknown never are.
+enum class Owner { LibTorch, System, Other };
+
+Owner ownerOf(const std::string& object) {
+  const auto startsWith = [&](const char* prefix) { return object.rfind(prefix, 0) == 0; };
+  if (startsWith("libtorch") || startsWith("libc10")) return Owner::LibTorch;
+  for (const char* system : {"libc.so", "libstdc++.so", "libgcc_s.so", "libm.so", "ld-linux", "libpthread.so"})
+    if (startsWith(system)) return Owner::System;
+  return Owner::Other;
+}
+
+// Where a crash happened: the innermost frame outside the C and C++ runtimes (the abort() that
+// glibc's free() raised belongs to whoever called free()). Null when there are no such frames.
+const tdfx::CrashFrame* crashSite(const std::vector<tdfx::CrashFrame>& frames) {
+  for (const tdfx::CrashFrame& f : frames)
+    if (ownerOf(f.object) != Owner::System) return &f;
+  return nullptr;
+}
+
+std::string describe(const tdfx::CrashFrame* site) {
+  return site ? site->object + ", " + site->function : std::string("no frame outside the C and C++ runtimes");
+}
+
+// The innermost frames, for the report of a crash: where it happened, and how it got there.
+std::string describe(const std::vector<tdfx::CrashFrame>& frames, size_t most = 16) {
+  std::string out;
+  for (size_t i = 0; i < frames.size() && i < most; ++i)
+    out += "\n    #" + std::to_string(i) + " " + frames[i].function.substr(0, 160) + " in " + frames[i].object;
+  return frames.empty() ? "\n    (no frames: the worker died without answering)" : out;
+}
+
+// Known crashes of LibTorch 1.13's importer on damaged archives: a crash in the stage, by the
+// signal, whose site is LibTorch's own code reached through the function named, is counted apart,
+// not as a bug. Each entry says why it is LibTorch's, not ours.
 struct KnownCrash {
   const char* stage;
   const char* signal;
+  const char* through;  // a function of LibTorch's between the site and tdfx's call, as demangled
   const char* reason;
 };
 const KnownCrash kKnownCrashes[] = {
-    {tdfx::stage::kImporter, "(SIGSEGV)",
+    {tdfx::stage::kImporter, "(SIGSEGV)", "torch::jit::",
      "LibTorch 1.13's importer dereferences what damaged TorchScript code leaves null: a class body line "
      "`__buffers__ = []` cut to `__= []` segfaults in torch::jit::load (tests/worker/model_worker_test.cpp "
      "ACrashInLibTorchIsAnErrorNamingTheSignal); tdfx checks the zip directory and record sizes before it"},
-    {tdfx::stage::kDebugInfo, "(SIGABRT)",
+    {tdfx::stage::kDebugInfo, "(SIGABRT)", "torch::jit::Source::findSourceRangeThatGenerated",
      "LibTorch 1.13 unpickles a function's .debug_pkl record when a source range is first asked for "
      "(Source::findSourceRangeThatGenerated); on a damaged pickle its unpickler frees an invalid pointer "
      "and glibc aborts (`free(): invalid size` in torch::jit::unpickle; fuzz.loader --seed 7 finds one)"},
+    {tdfx::stage::kDebugInfo, "(SIGSEGV)", "torch::jit::Source::findSourceRangeThatGenerated",
+     "the same unpickling of a damaged .debug_pkl (Source::findSourceRangeThatGenerated): its unpickler "
+     "reads a string through a pointer the damage left wild and segfaults copying it"},
 };
 
-const KnownCrash* knownCrash(const std::string& message) {
+// The frames of LibTorch's own that the crash happened in: from its site outwards, up to tdfx's
+// call into LibTorch (the first frame that is neither LibTorch's nor the runtimes').
+bool reachedThrough(const std::vector<tdfx::CrashFrame>& frames, const tdfx::CrashFrame* site, const std::string& function) {
+  bool inSite = false;
+  for (const tdfx::CrashFrame& f : frames) {
+    inSite = inSite || &f == site;
+    if (!inSite) continue;
+    if (ownerOf(f.object) == Owner::Other) return false;
+    if (ownerOf(f.object) == Owner::LibTorch && f.function.find(function) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const KnownCrash* knownCrash(const tdfx::WorkerCrash& e) {
+  const std::string message = e.what();
+  const tdfx::CrashFrame* site = crashSite(e.frames());
+  if (!site || ownerOf(site->object) != Owner::LibTorch) return nullptr;  // tdfx's own frame, or none
   for (const KnownCrash& k : kKnownCrashes)
-    if (message.find(std::string(" in ") + k.stage) != std::string::npos && message.find(k.signal) != std::string::npos)
+    if (message.find(std::string(" in ") + k.stage) != std::string::npos && message.find(k.signal) != std::string::npos &&
+        reachedThrough(e.frames(), site, k.through))
       return &k;
   return nullptr;
 }
 
+// A request stopped at its time or memory limit: not a checked refusal of the input, and not a
+// crash either. Counted apart and bounded (--max-limited), so that a hang or a runaway allocation
+// in tdfx's code cannot pass as "rejected".
+bool hitLimit(const tdfx::Error& e) {
+  return dynamic_cast<const tdfx::WorkerTimeout*>(&e) || std::string(e.what()).find("; --memory-limit)") != std::string::npos;
+}
+
 // Opened as the apps open files: in a model worker. A worker that dies (LibTorch's importer
-// crashes on some damaged code) is a tdfx::Error naming the signal; the fuzzer counts those apart.
-Outcome exercise(const std::string& path, std::string& message) {
+// crashes on some damaged code) is a WorkerCrash naming the signal and the frames it died in.
+Outcome exercise(const std::string& path, double timeoutSeconds, std::string& message, const KnownCrash*& known) {
   try {
     tdfx::WorkerLimits limits;
-    limits.openSeconds = limits.requestSeconds = 20;
+    limits.openSeconds = limits.requestSeconds = timeoutSeconds;
     limits.memoryBytes = uint64_t{4} << 30;
     tdfx::ModelWorker worker(limits);
     const tdfx::TracedModel model = worker.open(path);
@@ -153,14 +224,15 @@ Outcome exercise(const std::string& path, std::string& message) {
     if (!model.model.exampleInputs.empty() && !dataDependent) worker.run({}, 0);
     return Outcome::Ok;
   } catch (const tdfx::WorkerCrash& e) {
-    message = std::string("crash: ") + e.what();
-    return knownCrash(e.what()) ? Outcome::KnownCrash : Outcome::Bug;
+    message = std::string("crash: ") + e.what() + " (site: " + describe(crashSite(e.frames())) + ")" + describe(e.frames());
+    known = knownCrash(e);
+    return known ? Outcome::KnownCrash : Outcome::Bug;
   } catch (const tdfx::WorkerFault& e) {
     message = std::string("exception in the worker: ") + e.what();
     return Outcome::Bug;
   } catch (const tdfx::Error& e) {
     message = e.what();
-    return Outcome::TdfxError;
+    return hitLimit(e) ? Outcome::Limited : Outcome::TdfxError;
   } catch (const std::exception& e) {
     message = std::string("non-tdfx exception: ") + e.what();
     return Outcome::Bug;
@@ -174,19 +246,25 @@ Outcome exercise(const std::string& path, std::string& message) {
 
 int main(int argc, char** argv) {
   tdfx::startWorkerZygote();
-  double seconds = 10;
+  double seconds = 0, timeout = 20;
+  size_t maxIterations = 0, maxLimited = 2, maxKnownPercent = 10;
   uint64_t seed = 1;
   std::string outDir = fs::temp_directory_path() / "tdfx-fuzz";
   std::vector<std::string> seeds;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--seconds" && i + 1 < argc) seconds = std::stod(argv[++i]);
+    else if (a == "--iterations" && i + 1 < argc) maxIterations = std::stoull(argv[++i]);
+    else if (a == "--timeout" && i + 1 < argc) timeout = std::stod(argv[++i]);
+    else if (a == "--max-limited" && i + 1 < argc) maxLimited = std::stoull(argv[++i]);
+    else if (a == "--max-known-percent" && i + 1 < argc) maxKnownPercent = std::stoull(argv[++i]);
     else if (a == "--seed" && i + 1 < argc) seed = std::stoull(argv[++i]);
     else if (a == "--out" && i + 1 < argc) outDir = argv[++i];
     else seeds.push_back(a);
   }
-  if (seeds.empty()) {
-    std::cerr << "usage: tdfx_fuzz_loader --seconds N [--seed S] [--out DIR] SEED_FILE...\n";
+  if (seeds.empty() || (seconds <= 0 && maxIterations == 0)) {
+    std::cerr << "usage: tdfx_fuzz_loader (--iterations N | --seconds N) [--seed S] [--timeout S] [--max-limited N]\n"
+                 "                        [--max-known-percent P] [--out DIR] SEED_FILE...\n";
     return 2;
   }
   fs::create_directories(outDir);
@@ -198,9 +276,18 @@ int main(int argc, char** argv) {
     seedRecords.push_back(readRecords(s));
   }
   Mutator m(seed);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  size_t iterations = 0, rejected = 0, accepted = 0, known = 0, bugs = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto more = [&](size_t done) {
+    if (maxIterations > 0 && done >= maxIterations) return false;
+    return seconds <= 0 || std::chrono::steady_clock::now() < started + std::chrono::duration<double>(seconds);
+  };
+  size_t iterations = 0, rejected = 0, accepted = 0, limited = 0, known = 0, bugs = 0;
+  const auto keep = [&](const std::string& why) {
+    const std::string kept = (fs::path(outDir) / ("failure-" + std::to_string(bugs++) + ".pt")).string();
+    fs::copy_file(current, kept, fs::copy_options::overwrite_existing);
+    std::cerr << "BUG: " << why << "\n  input kept as " << kept << "\n";
+  };
+  while (more(iterations)) {
     const size_t which = m.pick(seeds.size());
     const size_t strategy = m.pick(4);
     if (strategy == 0) {
@@ -223,23 +310,34 @@ int main(int argc, char** argv) {
       writeRecords(current, records);
     }
     std::string message;
-    switch (exercise(current, message)) {
+    const KnownCrash* crash = nullptr;
+    switch (exercise(current, timeout, message, crash)) {
       case Outcome::Ok: ++accepted; break;
       case Outcome::TdfxError: ++rejected; break;
+      case Outcome::Limited:
+        // Within the bound, a mutated constant may make a real loop long; past it, a hang or a
+        // runaway allocation is suspected, each one kept.
+        if (++limited > maxLimited) keep("stopped at a limit (more than --max-limited " + std::to_string(maxLimited) + "): " + message);
+        else std::cerr << "stopped at a limit: " << message << "\n";
+        break;
       case Outcome::KnownCrash:
         ++known;
-        std::cerr << "known LibTorch crash (" << knownCrash(message)->reason << "): " << message << "\n";
+        std::cerr << "known LibTorch crash (" << crash->reason << "): " << message << "\n";
         break;
-      case Outcome::Bug: {
-        const std::string kept = (fs::path(outDir) / ("failure-" + std::to_string(bugs++) + ".pt")).string();
-        fs::copy_file(current, kept, fs::copy_options::overwrite_existing);
-        std::cerr << "BUG: " << message << "\n  input kept as " << kept << "\n";
-      }
+      case Outcome::Bug: keep(message);
     }
     ++iterations;
   }
   fs::remove(current);
-  std::cout << "fuzz: " << iterations << " inputs in " << seconds << " s: " << accepted << " accepted, " << rejected
-            << " rejected with a checked error, " << known << " known LibTorch importer crashes, " << bugs << " bugs\n";
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << "fuzz: " << iterations << " inputs in " << took << " s: " << accepted << " accepted, " << rejected
+            << " rejected with a checked error, " << limited << " stopped at a limit, " << known
+            << " known LibTorch importer crashes, " << bugs << " bugs\n";
+  // Known crashes are LibTorch's, but so many that they hide the inputs that reach tdfx's code.
+  if (known * 100 > maxKnownPercent * std::max<size_t>(iterations, 1)) {
+    std::cerr << "BUG: " << known << " of " << iterations << " inputs crashed LibTorch (more than --max-known-percent "
+              << maxKnownPercent << ")\n";
+    return 1;
+  }
   return bugs == 0 ? 0 : 1;
 }

@@ -570,6 +570,7 @@ ModelFile loadModelArchive(const ModelArchive& archive, WeightsRead weights) {
     // LibTorch unpickles each function's debug info (.debug_pkl) only now, when a source range is
     // first asked for: still its importer, reading the archive.
     const CrashStage importing(stage::kDebugInfo);
+    plantedFault("debug-info");
     sources = indexDebugInfo(root, decodeDebugInfo(root));
   } catch (const json::exception&) {
     sources = std::make_shared<SourceIndex>();  // unusable: trace without source text

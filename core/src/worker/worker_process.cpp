@@ -12,12 +12,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <sstream>
 
 #include "tdfx/worker/model_worker.h"
 #include "thread_census.h"
@@ -367,10 +370,33 @@ std::vector<uint8_t> WorkerProcess::request(const std::vector<uint8_t>& message,
 }
 
 
+namespace {
+
+// The "frames" of a crash answer (worker_server.cpp, crashFrames): "OBJECT<TAB>SYMBOL" lines,
+// symbols demangled here, outside the signal handler.
+std::vector<CrashFrame> crashFrames(const nlohmann::json& answer) {
+  std::vector<CrashFrame> frames;
+  std::istringstream lines(answer.value("frames", std::string()));
+  for (std::string line; std::getline(lines, line);) {
+    const size_t tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    CrashFrame frame{line.substr(0, tab), line.substr(tab + 1)};
+    int status = 0;
+    std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(frame.function.c_str(), nullptr, nullptr, &status),
+                                                      std::free);
+    if (status == 0 && demangled) frame.function = demangled.get();
+    frames.push_back(std::move(frame));
+  }
+  return frames;
+}
+
+}  // namespace
+
 void throwIfFaultOrCrash(const nlohmann::json& answer, const std::string& message, const std::string& crashSubject) {
   const std::string origin = answer.value("origin", std::string("tdfx"));
   if (origin == "exception" || origin == "terminate") throw WorkerFault(message);
-  if (origin == "signal") throw WorkerCrash(crashSubject.empty() ? message : crashSubject + ": " + message);
+  if (origin == "signal")
+    throw WorkerCrash(crashSubject.empty() ? message : crashSubject + ": " + message, crashFrames(answer));
 }
 
 nlohmann::json WorkerProcess::requestJson(const nlohmann::json& message, double seconds, uint64_t memoryBytes,

@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <ucontext.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -189,16 +192,6 @@ json parameterStats(const ModelFile& model, const Graph& graph) {
   return rows;
 }
 
-// Test-only (tests/fuzz): TDFX_TEST_PLANT_FAULT makes the loader path fail as a bug would, so the
-// loader fuzzer's test can show that it sees one: "signal" (a segfault), "exception" (a
-// std::out_of_range, as an unchecked .at() throws).
-void plantedFault() {
-  const char* fault = std::getenv("TDFX_TEST_PLANT_FAULT");
-  if (!fault) return;
-  if (std::string(fault) == "signal") std::raise(SIGSEGV);
-  if (std::string(fault) == "exception") throw std::out_of_range("vector::_M_range_check (planted by TDFX_TEST_PLANT_FAULT)");
-}
-
 // The tensors of a request's "input_values" (a torch.save file's bytes), read here, in the
 // sandboxed worker: the caller only passes the bytes on.
 InputValues givenValues(const json& req) {
@@ -220,7 +213,7 @@ struct WorkerState {
     if (model) throw Error("this worker already has a model open");
     applySandbox();  // before LibTorch reads a byte of the file
     auto start = std::chrono::steady_clock::now();
-    plantedFault();
+    plantedFault("open");
     // Opened, then sealed, then deserialised: the model's code runs while it is deserialised (a
     // `__setstate__`), and must find every open refused already. The archive is read through the
     // descriptor opened here.
@@ -234,6 +227,7 @@ struct WorkerState {
     start = std::chrono::steady_clock::now();
     {
       const CrashStage tracing(stage::kTracer);
+      plantedFault("tracer");
       graphModule = std::make_unique<GraphModule>(symbolicTrace(*model->module));
     }
     const double traceSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -295,6 +289,7 @@ def forward(self, x: Tensor) -> Tensor:
   json run(const json& req) {
     const InputValues values = givenValues(req);  // the unpickler's, before the model's forward runs
     const CrashStage running(stage::kForward);
+    plantedFault("forward");
     const ModelFile& m = openModel();
     TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values),
                out;
@@ -413,21 +408,21 @@ volatile sig_atomic_t answeredTermination = 0;  // answerTermination has sent th
 }
 
 
-// A crash's answer, sent from the signal handler before the worker dies: the signal and the stage
-// it died in (tdfx/util/crash_stage.h), origin "signal". Built in a fixed buffer as CBOR (a map
-// of text strings and false): nothing here may allocate or lock.
+// A crash's answer, sent from the signal handler before the worker dies: the signal, the stage it
+// died in (tdfx/util/crash_stage.h) and the frames it died in, origin "signal". Built in a fixed
+// buffer as CBOR (a map of text strings and false): nothing here may allocate or lock.
 struct CrashAnswer {
-  uint8_t bytes[2048];
+  uint8_t bytes[12288];
   size_t size = 4;  // the frame's length header comes first
 
   void raw(uint8_t b) {
     if (size < sizeof bytes) bytes[size++] = b;
   }
-  void text(const char* const* parts) {  // one CBOR text string made of the parts, in order
+  void text(const char* const* parts, size_t cap = 1500) {  // one CBOR text string made of the parts, in order
     size_t length = 0;
     for (const char* const* p = parts; *p; ++p)
       for (const char* c = *p; *c; ++c) ++length;
-    length = length < 1500 ? length : 1500;
+    length = length < cap ? length : cap;
     raw(0x79);  // text string, 16-bit length
     raw(static_cast<uint8_t>(length >> 8));
     raw(static_cast<uint8_t>(length));
@@ -435,11 +430,54 @@ struct CrashAnswer {
     for (const char* const* p = parts; *p; ++p)
       for (const char* c = *p; *c && written < length; ++c, ++written) raw(static_cast<uint8_t>(*c));
   }
-  void text(const char* s) {
+  void text(const char* s, size_t cap = 1500) {
     const char* parts[] = {s, nullptr};
-    text(parts);
+    text(parts, cap);
   }
 };
+
+// The frames a crash happened in, innermost first, from the interrupted instruction outwards: one
+// line each, "OBJECT<TAB>SYMBOL" (the shared object's or program's file name, the dynamic symbol
+// as linked, mangled; "?" when unknown). The loader fuzzer tells LibTorch's crashes from tdfx's
+// by them (WorkerCrash::frames). Written into `out`; backtrace() was called once before (loading
+// libgcc's unwinder allocates), dladdr() only reads the loaded objects' tables.
+constexpr int kCrashFrames = 24;
+constexpr size_t kCrashFramesText = 9000;
+
+void crashFrames(void* context, char* out, size_t capacity) {
+  void* frames[kCrashFrames + 8];
+  const int n = ::backtrace(frames, kCrashFrames + 8);
+  int first = 0;
+#if defined(__x86_64__)
+  // The handler's own frames and the kernel's signal trampoline come first: start at the frame of
+  // the instruction that faulted (a raise() or abort() is found as the frame after its call).
+  // (A jump to an address in no loaded object, a call through a corrupted pointer, cannot be
+  // unwound from: its one frame is "?", and no allow-list entry excuses it.)
+  const void* pc = reinterpret_cast<void*>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+  for (int i = 0; i < n; ++i)
+    if (frames[i] == pc) first = i;
+#else
+  (void)context;
+#endif
+  size_t used = 0;
+  const auto put = [&](const char* text, size_t most) {
+    for (size_t k = 0; text[k] && k < most && used + 1 < capacity; ++k) out[used++] = text[k];
+  };
+  for (int i = first; i < n && i < first + kCrashFrames; ++i) {
+    Dl_info info{};
+    // A return address is one past its call: look up the call's own byte.
+    const char* at = static_cast<const char*>(frames[i]) - (i == first ? 0 : 1);
+    const bool found = ::dladdr(at, &info) != 0;
+    const char* object = found && info.dli_fname && *info.dli_fname ? info.dli_fname : "?";
+    for (const char* c = object; *c; ++c)
+      if (*c == '/') object = c + 1;
+    put(object, 120);
+    put("\t", 1);
+    put(found && info.dli_sname ? info.dli_sname : "?", 360);
+    put("\n", 1);
+  }
+  out[used] = '\0';
+}
 
 const char* signalText(int sig) {  // as WorkerProcess names a signal the worker died by
   switch (sig) {
@@ -458,8 +496,10 @@ void answerCrash(int sig, siginfo_t* info, void* context) {
   if (answerSocket >= 0 && !answeredTermination) {
     const char* stage = CrashStage::current();
     if (!*stage) stage = "the model worker";
-    CrashAnswer a;
-    a.raw(0xA5);  // a map of five
+    static char frames[kCrashFramesText];
+    crashFrames(context, frames, sizeof frames);
+    static CrashAnswer a;  // static: a crash by stack overflow leaves little stack to build it on
+    a.raw(0xA6);  // a map of six
     a.text("ok");
     a.raw(0xF4);  // false
     a.text("type");
@@ -471,6 +511,8 @@ void answerCrash(int sig, siginfo_t* info, void* context) {
     a.text("signal");
     a.text("stage");
     a.text(stage);
+    a.text("frames");
+    a.text(frames, kCrashFramesText);
     const size_t payload = a.size - 4;
     a.bytes[0] = static_cast<uint8_t>(payload);
     a.bytes[1] = static_cast<uint8_t>(payload >> 8);
@@ -494,6 +536,8 @@ void answerCrash(int sig, siginfo_t* info, void* context) {
 }
 
 void answerCrashes() {
+  void* warm[1];
+  ::backtrace(warm, 1);  // loads the unwinder now: the handler's first call may not allocate or open files
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
     struct sigaction action {};
     action.sa_sigaction = answerCrash;

@@ -28,4 +28,12 @@ inline constexpr const char* kTracer = "tdfx's tracer";
 inline constexpr const char* kForward = "running the model";
 }  // namespace stage
 
+/// Test-only (tests/fuzz): when the environment's TDFX_TEST_PLANT_FAULT is `KIND@WHERE` and `where`
+/// is WHERE, fails right here, in tdfx's own code, as a bug would: KIND "signal" raises SIGSEGV,
+/// "abort" calls abort() (as glibc does on a corrupted heap), "exception" throws std::out_of_range (as an unchecked .at() does), "hang" never returns. The
+/// places: "open" (the worker's open, before LibTorch), "importer" (tdfx's archive reader, called
+/// by LibTorch's importer), "debug-info", "tracer" and "forward" (inside those stages). The loader
+/// fuzzer's tests plant one in each and require it to be reported as a bug.
+void plantedFault(const char* where);
+
 }  // namespace tdfx

@@ -35,11 +35,26 @@ bool startWorkerZygote();
 /// Why no worker zygote runs, naming the threads that prevented it; "" when one runs.
 std::string workerZygoteProblem();
 
+/// One frame of a crashed worker's stack: the file name of the object it is in (a shared library's,
+/// such as "libtorch_cpu.so.1.13", or the program's) and its function, demangled where the object
+/// names it ("?" where it does not: a static or anonymous function).
+struct CrashFrame {
+  std::string object;
+  std::string function;
+};
+
 /// A worker died during a request: by a signal (a crash, or the kernel's out-of-memory killer) or
 /// by exiting. Not one of tdfx's own checked errors: a loader fuzzer counts it as a bug.
 class WorkerCrash : public Error {
  public:
-  using Error::Error;
+  explicit WorkerCrash(const std::string& message, std::vector<CrashFrame> frames = {})
+      : Error(message), frames_(std::move(frames)) {}
+  /// Where it died, innermost first from the faulting instruction, as its crash handler saw it;
+  /// empty when it died without answering (killed by the kernel, or a crash inside the handler).
+  const std::vector<CrashFrame>& frames() const { return frames_; }
+
+ private:
+  std::vector<CrashFrame> frames_;
 };
 
 /// A worker answered with an exception that is neither tdfx's own error nor LibTorch's checked

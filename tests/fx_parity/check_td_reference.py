@@ -13,8 +13,10 @@ counted. Needs torch and torchvision, not tensordict (CI: CTest fx_parity.td_ref
 Fails on a difference, and on a stale recording: a torchvision or fixture case whose modules or
 keys (td_cases.fingerprint) are no longer the recorded ones, or that is not recorded, or a torch
 or torchvision other than the recorded one. Then re-record (record_tensordict.py --tensordict DIR).
-A fuzz case is rebuilt from its recorded file text, so grammar.py may change; recorded seeds that
-grammar.py now generates otherwise are counted, not failed.
+A fuzz case is rebuilt from its recorded file text, and that text must be what grammar.py makes
+of its seed now (or the regression file's text): a fuzz case the grammar makes otherwise, or one
+of td_cases.FUZZ_SEEDS (which holds the seeds CI fuzzes) or of the regressions that is not recorded,
+is stale too.
 """
 import argparse
 import difflib
@@ -106,10 +108,16 @@ def main():
     current = {c.name: c for c in td_cases.all_cases(work, [g for g in groups if g != "fuzz"])}
     if "fuzz" in groups:
         now = {c.name: c.source for c in td_cases.fuzz_cases(work)}
-        moved = [n for n, r in records.items() if n.startswith("fuzz_") and now.get(n) != r["source"]]
-        unrecorded_fuzz = [n for n in now if n not in records]
+        # Every TensorDict program the fuzz test runs (its seeds and the regressions) must be
+        # recorded as grammar.py makes it now: a program recorded otherwise, or not at all, is one
+        # td_reference would be trusted on without tensordict's word.
+        for name, source in now.items():
+            if name not in records:
+                stale.append(f"{name}: a fuzz case that is not recorded")
+            elif records[name]["source"] != source:
+                stale.append(f"{name}: recorded as another program than grammar.py now makes of it")
         for name, r in records.items():
-            if name.startswith("fuzz_"):
+            if name.startswith("fuzz_") and name in now:
                 current[name] = td_cases.fuzz_case(name, r["source"], work)
     for name, case in current.items():
         if name not in records:
@@ -153,9 +161,6 @@ def main():
         print(RERECORD)
     groups_text = ", ".join(f"{g} {m}/{n}" for g, (n, m) in per_group.items())
     extra = ""
-    if "fuzz" in groups and not args.name:
-        extra = (f"; {len(moved)} recorded fuzz cases are no longer what grammar.py makes of their seed, "
-                 f"{len(unrecorded_fuzz)} it makes are not recorded")
     print(f"td_reference vs tensordict 0.1.2: {matched} of {checked} recorded cases match ({groups_text}), "
           f"{len(problems)} differ, {len(stale)} stale; {len(fault2_cases)} where td_reference's fault-2 fix "
           f"changes the output ({', '.join(fault2_cases)}){extra}")

@@ -1,0 +1,179 @@
+// Deferred weights (WeightsRead::AfterLoad): which loads leave the parameters' values for later,
+// and which must read every value during the load. Each rule of settleDeferredReads and of the
+// archive reader has a case here: a zoo-sized model deferred, a read that lands where no tensor
+// holds it or where another read landed (a freed buffer's address reused), a record of another
+// size, per-channel quantized and sparse tensors (their parts are held where the census does not
+// look), a load that throws on values not read yet, and an archive naming C++ classes.
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <filesystem>
+#include <map>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "model/archive_reader.h"
+#include "model/deferred_weights.h"
+#include "tdfx/error.h"
+#include "tdfx/model/model_file.h"
+#include "support/test_paths.h"
+#include "test_support.h"
+
+namespace tdfx {
+namespace {
+
+using testing::fixture;
+namespace fs = std::filesystem;
+
+class DeferredWeightsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tdfx-deferred-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string save(torch::jit::Module& m, const std::string& name) {
+    const std::string path = (dir_ / name).string();
+    m.save(path);
+    return path;
+  }
+  fs::path dir_;
+};
+
+std::map<std::string, at::Tensor> named(const torch::jit::named_parameter_list& list) {
+  std::map<std::string, at::Tensor> out;
+  for (const auto& p : list) out[p.name] = p.value;
+  return out;
+}
+
+// Every parameter and buffer of `loaded` equals a plain load's (torch::jit::load reads all).
+void expectValuesOfAPlainLoad(const ModelFile& loaded, const std::string& path) {
+  const torch::jit::Module plain = torch::jit::load(path);
+  const auto want = named(plain.named_parameters()), got = named(loaded.root.named_parameters());
+  ASSERT_EQ(got.size(), want.size());
+  for (const auto& [name, value] : want) EXPECT_TRUE(at::equal(got.at(name), value)) << name;
+  for (const auto& b : plain.named_buffers()) {
+    bool found = false;
+    for (const auto& mine : loaded.root.named_buffers())
+      if (mine.name == b.name) {
+        found = true;
+        EXPECT_TRUE(mine.value.is_sparse() ? at::equal(mine.value.to_dense(), b.value.to_dense()) : at::equal(mine.value, b.value))
+            << b.name;
+      }
+    EXPECT_TRUE(found) << b.name;
+  }
+}
+
+TEST_F(DeferredWeightsTest, AZooSizedModelLeavesEveryParameterForLater) {
+  const std::string path = std::string(testing::kZooDir) + "/resnet18.pt";
+  const ModelFile deferred = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  ASSERT_NE(deferred.deferredWeights, nullptr) << "resnet18's 45 MB of parameters were read during the load";
+  const size_t parameters = deferred.root.named_parameters().size();
+  EXPECT_EQ(parameters, 62u);
+  EXPECT_EQ(deferred.deferredWeights->pending.size(), parameters) << "each parameter's record waits";
+  readDeferredWeights(deferred);
+  EXPECT_TRUE(deferred.deferredWeights->pending.empty());
+  expectValuesOfAPlainLoad(deferred, path);
+}
+
+// settleDeferredReads on reads made up around a real module: where a read may stay deferred.
+class SettleTest : public DeferredWeightsTest {
+ protected:
+  void SetUp() override {
+    DeferredWeightsTest::SetUp();
+    module_.register_parameter("weight", at::arange(1, 5, at::kFloat), false);
+    module_.define("def forward(self, x: Tensor) -> Tensor:\n    return x * self.weight\n");
+    const std::string path = save(module_, "settle.pt");
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    reader_ = std::make_shared<ArchiveReader>(fd_, static_cast<size_t>(fs::file_size(path)));
+  }
+  DeferredOutcome settle(std::vector<DeferredRead> reads) {
+    std::shared_ptr<DeferredWeights> out;
+    const DeferredOutcome outcome = settleDeferredReads(module_, "settle.pt", reader_, std::move(reads), out);
+    pending_ = out ? out->pending.size() : 0;
+    return outcome;
+  }
+  void* weightBuffer() { return module_.attr("weight").toTensor().storage().data(); }
+
+  torch::jit::Module module_{"__torch__.Settle"};
+  int fd_ = -1;
+  std::shared_ptr<ArchiveReader> reader_;
+  size_t pending_ = 0;
+};
+
+TEST_F(SettleTest, AReadIntoTheParametersOwnStorageStaysDeferred) {
+  EXPECT_EQ(settle({{100, weightBuffer(), 16}}), DeferredOutcome::Settled);
+  EXPECT_EQ(pending_, 1u);
+}
+
+TEST_F(SettleTest, AReadThatNoTensorHoldsLoadsAgain) {
+  // A sparse tensor's indices or a per-channel quantizer's scales: read into storages that the
+  // census does not see. Deferred, they would never be read.
+  std::vector<float> elsewhere(4);
+  EXPECT_EQ(settle({{100, elsewhere.data(), 16}}), DeferredOutcome::LoadAgain);
+}
+
+TEST_F(SettleTest, TwoReadsIntoOneAddressLoadAgain) {
+  // A buffer freed during the load and its address handed to the next record: the first read
+  // would land in the second tensor.
+  EXPECT_EQ(settle({{100, weightBuffer(), 16}, {300, weightBuffer(), 16}}), DeferredOutcome::LoadAgain);
+}
+
+TEST_F(SettleTest, ARecordOfAnotherSizeThanItsStorageLoadsAgain) {
+  EXPECT_EQ(settle({{100, weightBuffer(), 8}}), DeferredOutcome::LoadAgain);
+  EXPECT_EQ(settle({{100, weightBuffer(), 32}}), DeferredOutcome::LoadAgain);
+}
+
+TEST_F(DeferredWeightsTest, PerChannelQuantizedAndSparseTensorsAreLoadedWithEveryValue) {
+  torch::jit::Module m("__torch__.Parts");
+  m.register_parameter("weight", at::arange(1, 13, at::kFloat).reshape({4, 3}), false);
+  m.register_buffer("quantized", at::quantize_per_channel(at::arange(12, at::kFloat).reshape({4, 3}),
+                                                          at::tensor({0.5, 0.25, 1.0, 2.0}, at::kDouble),
+                                                          at::tensor({0, 1, 2, 3}, at::kLong), 0, at::kQInt8));
+  m.register_buffer("sparse", at::eye(4).to_sparse());
+  m.define("def forward(self, x: Tensor) -> Tensor:\n    return x * self.weight\n");
+  const std::string path = save(m, "parts.pt");
+  const ModelFile loaded = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  expectValuesOfAPlainLoad(loaded, path);
+  const at::Tensor q = loaded.root.attr("quantized").toTensor();
+  EXPECT_TRUE(at::equal(q.q_per_channel_scales(), at::tensor({0.5, 0.25, 1.0, 2.0}, at::kDouble)));
+  EXPECT_TRUE(at::equal(q.q_per_channel_zero_points(), at::tensor({0, 1, 2, 3}, at::kLong)));
+  EXPECT_TRUE(at::equal(loaded.root.attr("sparse").toTensor().to_dense(), at::eye(4)));
+  readDeferredWeights(loaded);  // whatever waited, if anything
+  expectValuesOfAPlainLoad(loaded, path);
+}
+
+TEST_F(DeferredWeightsTest, ALoadThatThrowsOnValuesNotReadYetIsLoadedAgainWithEveryValue) {
+  // A __setstate__ that checks a parameter's value: on a deferred read it sees bytes not read yet
+  // and raises; the load is made again with every value, and succeeds.
+  torch::jit::Module m("__torch__.Checked");
+  m.register_parameter("weight", at::full({256}, 3.0f), false);
+  m.define(R"(
+def __getstate__(self) -> Tuple[Tensor, int]:
+    return (self.weight, 0)
+
+def __setstate__(self, state: Tuple[Tensor, int]) -> None:
+    assert bool((state[0] == 3.0).all()), "the weight is not what was saved"
+    self.weight = state[0]
+
+def forward(self, x: Tensor) -> Tensor:
+    return x * self.weight
+)");
+  const std::string path = save(m, "checked.pt");
+  const ModelFile loaded = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
+  EXPECT_EQ(loaded.deferredWeights, nullptr) << "loaded again with every value";
+  EXPECT_TRUE(at::equal(loaded.root.attr("weight").toTensor(), at::full({256}, 3.0f)));
+}
+
+TEST(DeferredWeights, AnArchiveNamingCppClassesDefersNothing) {
+  // Quantized packed parameters are C++ classes (torch.classes) that pack their weights while
+  // they are unpickled: the reader sees their name in the pickle and defers no record.
+  EXPECT_FALSE(ModelArchive::open(fixture("quantized_dynamic.pt")).reader()->canDefer());
+  EXPECT_TRUE(ModelArchive::open(fixture("conv_bn.pt")).reader()->canDefer());
+  const ModelFile quantized = loadModelArchive(ModelArchive::open(fixture("quantized_dynamic.pt")), WeightsRead::AfterLoad);
+  EXPECT_EQ(quantized.deferredWeights, nullptr);
+}
+
+}  // namespace
+}  // namespace tdfx

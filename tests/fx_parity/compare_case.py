@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compares tdfx-cli's output for one case of the FX parity corpus with torch.fx 1.13's.
 
-    compare_case.py --cli TDFX_CLI --cases DIR NAME        (one case: the CTest test)
+    compare_case.py --cli TDFX_CLI --cases DIR --batch WORK NAME...  (one tdfx-cli for all: the CTest tests)
+    compare_case.py --cli TDFX_CLI --cases DIR NAME        (one case, one tdfx-cli per output)
     compare_case.py --cli TDFX_CLI --cases DIR --table     (every case: the parity table)
 
 Graph and code must be byte-identical; the `--style fx` DOT must equal FxGraphDrawer's
@@ -16,6 +17,8 @@ import concurrent.futures
 import difflib
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -90,19 +93,75 @@ def compare_dot(ours, theirs):
     return ""
 
 
-def run_case(cli, cases, name, picture=True):
-    """(graph_ok, code_ok, dot_ok, details); picture=False skips the DOT comparison."""
+def one_shot_outputs(cli, cases, name, picture):
+    """(graph, code, dot, error) of one case, from one `tdfx-cli trace` and one `tdfx-cli export`."""
     pt = os.path.join(cases, f"{name}.pt")
-    graph = read(os.path.join(cases, f"{name}.graph.txt"))
-    code = read(os.path.join(cases, f"{name}.code.txt"))
     r = subprocess.run([cli, "trace", pt], capture_output=True, text=True)
-    details = []
     if r.returncode != 0:
-        return False, False, False, f"tdfx-cli trace failed (exit {r.returncode}): {r.stderr.strip()}"
+        return None, None, None, f"tdfx-cli trace failed (exit {r.returncode}): {r.stderr.strip()}"
     # tdfx-cli prints the graph, a newline, then the code (which starts with a newline); the graph
     # ends where its last line (`return ...`) does.
     cut = r.stdout.find("\n", r.stdout.find("\n    return ") + 1)
     got_graph, got_code = (r.stdout[:cut], r.stdout[cut + 1:]) if cut >= 0 else (r.stdout, "")
+    if not picture:
+        return got_graph, got_code, None, None
+    with tempfile.TemporaryDirectory() as tmp:
+        dot_path = os.path.join(tmp, f"{name}.dot")
+        r = subprocess.run([cli, "export", pt, "-o", dot_path, "--style", "fx", "--expand-all"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return got_graph, got_code, None, f"tdfx-cli export failed (exit {r.returncode}): {r.stderr.strip()}"
+        return got_graph, got_code, read(dot_path), None
+
+
+TRACED_LINE = re.compile(r"^traced (\d+) of (\d+) models into ", re.M)
+
+
+def batch_outputs(cli, cases, names, picture, work):
+    """{name: (graph, code, dot, error)} from one `tdfx-cli trace --out-dir` over every case.
+
+    Read from this run only: the folder is emptied first, and tdfx-cli must exit 0 (or 1 when some
+    case failed) with its `traced N of M models` line, M the cases given and N those without an
+    error file. Anything else raises, naming what happened."""
+    if os.path.exists(work):
+        shutil.rmtree(work)
+    os.makedirs(work)
+    listing = os.path.join(work, "archives.txt")
+    with open(listing, "w") as f:
+        f.writelines(os.path.join(cases, f"{name}.pt") + "\n" for name in names)
+    out = os.path.join(work, "out")
+    r = subprocess.run([cli, "trace", "--out-dir", out, "--from", listing] + (["--fx-dot"] if picture else []),
+                       capture_output=True, text=True)
+    m = TRACED_LINE.search(r.stdout)
+    if r.returncode not in (0, 1) or not m:
+        raise RuntimeError(f"tdfx-cli exited with status {r.returncode} and printed no 'traced N of {len(names)} "
+                           f"models' line\n{r.stderr.strip()}")
+    results = {}
+    for name in names:
+        base = os.path.join(out, name)
+        if os.path.exists(base + ".error.txt"):
+            results[name] = (None, None, None, "tdfx-cli trace --out-dir failed on it: " + read(base + ".error.txt").strip())
+        elif not os.path.exists(base + ".code.txt"):
+            results[name] = (None, None, None, "tdfx-cli trace --out-dir left no result for it")
+        else:
+            dot = read(base + ".dot") if picture and os.path.exists(base + ".dot") else None
+            results[name] = (read(base + ".graph.txt"), read(base + ".code.txt"), dot,
+                             "tdfx-cli trace --out-dir --fx-dot wrote no picture" if picture and dot is None else None)
+    traced = sum(1 for v in results.values() if v[0] is not None)
+    if (int(m.group(1)), int(m.group(2))) != (traced, len(names)):
+        raise RuntimeError(f"tdfx-cli said '{m.group(0).strip()}', but {traced} of {len(names)} cases have results")
+    return results
+
+
+def differences(cases, name, outputs, picture=True):
+    """(graph_ok, code_ok, dot_ok, details) of one case's outputs against torch.fx's;
+    picture=False skips the DOT comparison."""
+    got_graph, got_code, got_dot, error = outputs
+    if got_graph is None:
+        return False, False, False, error
+    graph = read(os.path.join(cases, f"{name}.graph.txt"))
+    code = read(os.path.join(cases, f"{name}.code.txt"))
+    details = []
     graph_ok, code_ok = got_graph == graph, got_code == code
     if not graph_ok:
         details.append("graph differs:\n" + "".join(difflib.unified_diff(
@@ -112,52 +171,71 @@ def run_case(cli, cases, name, picture=True):
             code.splitlines(True), got_code.splitlines(True), "torch.fx", "tdfx")))
     if not picture:
         return graph_ok, code_ok, False, "\n".join(details)
-    with tempfile.TemporaryDirectory() as tmp:
-        dot_path = os.path.join(tmp, f"{name}.dot")
-        r = subprocess.run([cli, "export", pt, "-o", dot_path, "--style", "fx", "--expand-all"],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            dot_diff = f"tdfx-cli export failed (exit {r.returncode}): {r.stderr.strip()}"
-        else:
-            dot_diff = compare_dot(read(dot_path), read(os.path.join(cases, f"{name}.dot")))
+    dot_diff = error or compare_dot(got_dot, read(os.path.join(cases, f"{name}.dot")))
     if dot_diff:
         details.append("fx picture differs: " + dot_diff)
     return graph_ok, code_ok, not dot_diff, "\n".join(details)
 
 
-def one(args):
-    known = known_differences()
-    picture = not args.no_picture
-    graph_ok, code_ok, dot_ok, details = run_case(args.cli, args.cases, args.name, picture)
+def run_case(cli, cases, name, picture=True):
+    """(graph_ok, code_ok, dot_ok, details) of one case, one-shot."""
+    return differences(cases, name, one_shot_outputs(cli, cases, name, picture), picture)
+
+
+def verdict(name, result, picture, known, record_known=False):
+    """(passed, text) for one case: it matches torch.fx, or differs exactly as recorded when known."""
+    graph_ok, code_ok, dot_ok, details = result
     dot_ok = dot_ok or not picture
     what = "graph, code and fx picture" if picture else "graph and code"
-    if args.name in known:
+    if name in known:
         if graph_ok and code_ok and dot_ok:
-            print(f"{args.name}: now matches torch.fx: remove it from known_differences.txt")
-            return 1
-        recorded_path = os.path.join(HERE, "known_differences", f"{args.name}.txt")
-        if args.record_known:
+            return False, f"{name}: now matches torch.fx: remove it from known_differences.txt"
+        recorded_path = os.path.join(HERE, "known_differences", f"{name}.txt")
+        if record_known:
             with open(recorded_path, "w") as f:
                 f.write(details)
-            print(f"{args.name}: recorded its difference in {recorded_path}")
-            return 0
+            return True, f"{name}: recorded its difference in {recorded_path}"
         recorded = read(recorded_path) if os.path.exists(recorded_path) else None
         if recorded is None:
-            print(f"{args.name}: listed in known_differences.txt, but {recorded_path} does not record the "
-                  f"expected difference (make it with --record-known)\n{details}")
-            return 1
+            return False, (f"{name}: listed in known_differences.txt, but {recorded_path} does not record the "
+                           f"expected difference (make it with --record-known)\n{details}")
         if details != recorded:
-            print(f"{args.name}: differs from torch.fx otherwise than known_differences/{args.name}.txt records\n"
-                  + "".join(difflib.unified_diff(recorded.splitlines(True), details.splitlines(True),
-                                                 "recorded", "now")))
-            return 1
-        print(f"{args.name}: known difference ({known[args.name]})\n{details}")
-        return 0
+            return False, (f"{name}: differs from torch.fx otherwise than known_differences/{name}.txt records\n"
+                           + "".join(difflib.unified_diff(recorded.splitlines(True), details.splitlines(True),
+                                                          "recorded", "now")))
+        return True, f"{name}: known difference ({known[name]})\n{details}"
     if graph_ok and code_ok and dot_ok:
-        print(f"{args.name}: {what} match torch.fx")
-        return 0
-    print(f"{args.name}: differs from torch.fx\n{details}")
-    return 1
+        return True, f"{name}: {what} match torch.fx"
+    return False, f"{name}: differs from torch.fx\n{details}"
+
+
+def one(args):
+    picture = not args.no_picture
+    passed, text = verdict(args.name, run_case(args.cli, args.cases, args.name, picture), picture,
+                           known_differences(), args.record_known)
+    print(text)
+    return 0 if passed else 1
+
+
+def batch(args):
+    """Every named case through one tdfx-cli; the failures are printed first, then a summary."""
+    picture = not args.no_picture
+    try:
+        outputs = batch_outputs(args.cli, args.cases, args.names, picture, args.batch)
+    except RuntimeError as e:
+        print(e)
+        return 1
+    known = known_differences()
+    verdicts = {n: verdict(n, differences(args.cases, n, outputs[n], picture), picture, known, args.record_known)
+                for n in args.names}
+    failed = [n for n, (ok, _) in verdicts.items() if not ok]
+    for n in failed:
+        print(verdicts[n][1])
+    for n in args.names:
+        if n not in failed:
+            print(verdicts[n][1].splitlines()[0])
+    print(f"{len(args.names) - len(failed)} passed, {len(failed)} failed" + (f": {' '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
 
 
 def table(args):
@@ -204,12 +282,19 @@ def main():
     parser.add_argument("--no-picture", action="store_true", help="compare graph and code only")
     parser.add_argument("--record-known", action="store_true",
                         help="for a case in known_differences.txt: record its difference as the expected one")
-    parser.add_argument("name", nargs="?")
+    parser.add_argument("--batch", metavar="WORK",
+                        help="compare every named case with one tdfx-cli trace --out-dir, its results in WORK")
+    parser.add_argument("names", nargs="*", metavar="name")
     args = parser.parse_args()
     if args.table:
         return table(args)
-    if not args.name:
-        parser.error("name a case, or give --table")
+    if args.batch:
+        if not args.names:
+            parser.error("--batch needs the cases to compare")
+        return batch(args)
+    if len(args.names) != 1:
+        parser.error("name one case, or give --batch or --table")
+    args.name = args.names[0]
     return one(args)
 
 

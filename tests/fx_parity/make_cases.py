@@ -3,9 +3,12 @@
 
 Run with Debian's interpreter: /usr/bin/python3 make_cases.py --out DIR [--cmake FILE] [--cli TDFX_CLI]
 
-DIR is a cache keyed by the torch and torchvision versions and by the text of this script, cases.py,
-td_reference.py, app/tdfx_export.py and tests/fixtures/standins.py: when DIR/index.json exists
-nothing is generated again. Per case it holds
+DIR is a cache of three parts, each in a folder keyed by the torch and torchvision versions and by
+the text that shapes it (its generator here, and cases.py for the modules; td_reference.py,
+app/tdfx_export.py and tests/fixtures/standins.py for the TensorDict-wrapped torchvision models): a
+part whose folder has its index.json is not generated again, so a change to the exporter remakes
+only the wrapped models. The corpus is one folder of links to the parts' files (--print-dir names
+it). Per case it holds
   NAME.pt          the module scripted by torch.jit.script (tdfx's input),
   NAME.graph.txt   print(torch.fx.symbolic_trace(module).graph),
   NAME.code.txt    torch.fx.symbolic_trace(module).code,
@@ -14,8 +17,10 @@ and index.json lists every case with its group, or why FX or TorchScript could n
 --torchvision adds every torchvision classification model, plain, as a TensorDictModule and as a
 TensorDictSequential (210 cases, about 6 minutes to make; their weights are 0-stride views of one
 value, so the archives take 128 MB in all). The build uses it.
---cmake writes one add_test() per case for CTest (compare_case.py runs tdfx-cli on the case); the
-torchvision cases compare graph and code there, and their pictures in `compare_case.py --table`.
+--cmake writes the CTest cases: one per batch of up to BATCH_SIZE modules of a group, compared by
+compare_case.py --batch with one `tdfx-cli trace --out-dir` (a failure names its modules), and the
+ONE_SHOT modules with one tdfx-cli per output as a user runs it; the torchvision cases compare graph
+and code there, and their pictures in `compare_case.py --table`.
 
 Modules are traced and scripted in eval mode, as tdfx puts every model it loads (the `train_`
 cases check that `self.training` reads False).
@@ -26,6 +31,7 @@ import argparse
 import copy
 import hashlib
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -36,16 +42,32 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def cache_key():
+# The corpus is made in three parts, each cached under a key of only the files that shape it, so a
+# change to the exporter remakes the TensorDict-wrapped models and not the 464 modules.
+PART_FILES = {
+    "modules": ("cases.py",),
+    "tv": (),
+    "tvtd": ("td_reference.py", "../../app/tdfx_export.py", "../fixtures/standins.py"),
+}
+
+
+def part_key(part):
     import torch
     import torchvision
     h = hashlib.sha256()
-    # Every file whose text shapes the archives or the references: the corpus, the reference
-    # tracer, and the exporter (with the stand-in classes) that writes the TensorDict archives.
-    for f in ("make_cases.py", "cases.py", "td_reference.py", "../../app/tdfx_export.py", "../fixtures/standins.py"):
+    # The part's generator is this script's function of that name: its text, not the whole script's.
+    h.update(inspect.getsource(PART_GENERATORS[part]).encode())
+    h.update(inspect.getsource(fx_reference).encode() + inspect.getsource(save_case).encode())
+    for f in PART_FILES[part]:
         with open(os.path.join(HERE, f), "rb") as fh:
             h.update(fh.read())
-    return f"torch{torch.__version__}-torchvision{torchvision.__version__}-{h.hexdigest()[:12]}"
+    return f"{part}-torch{torch.__version__}-torchvision{torchvision.__version__}-{h.hexdigest()[:12]}"
+
+
+def cache_key(parts):
+    """The folder of the whole corpus: named by its parts' keys."""
+    h = hashlib.sha256("/".join(part_key(p) for p in parts).encode())
+    return "corpus-" + ("tv-" if "tv" in parts else "") + h.hexdigest()[:16]
 
 
 def write_case_module(path, cases):
@@ -140,7 +162,15 @@ def generate_modules(out, index):
         save_case(out, name, graph, code, dot)
 
 
-def generate_torchvision(out, index):
+def generate_tv(out, index):
+    generate_torchvision(out, index, ("tv",))
+
+
+def generate_tvtd(out, index):
+    generate_torchvision(out, index, ("tvtd", "tvseq"))
+
+
+def generate_torchvision(out, index, prefixes):
     import torch
     import torchvision
     sys.path.insert(0, os.path.join(HERE, "..", "..", "app"))
@@ -155,14 +185,10 @@ def generate_torchvision(out, index):
         try:
             model = shrink(torchvision.models.get_model(model_name, weights=None).eval())
         except Exception as e:  # noqa: BLE001
-            index.append({"name": f"tv_{model_name}", "group": "tv", "skip": "cannot build it: " + first_line(e)})
+            for prefix in prefixes:
+                index.append({"name": f"{prefix}_{model_name}", "group": prefix, "skip": "cannot build it: " + first_line(e)})
             continue
-        variants = [
-            ("tv", None),
-            ("tvtd", ([("input", "image")], [("output", "logits")])),
-            ("tvseq", None),
-        ]
-        for prefix, _ in variants:
+        for prefix in prefixes:
             name = f"{prefix}_{model_name}"
             entry = {"name": name, "group": prefix}
             index.append(entry)
@@ -196,34 +222,103 @@ def generate_torchvision(out, index):
         print(f"fx_parity: {model_name}", flush=True)
 
 
+PART_GENERATORS = {"modules": generate_modules, "tv": generate_tv, "tvtd": generate_tvtd}
+
 # Groups whose CTest cases compare graph and code only: the torchvision models (tv, tvtd, tvseq:
 # 210 whole models), whose pictures take pydot minutes each to parse on CI's 2 cores. Their
 # pictures are measured by `compare_case.py --table` and the benchmark report.
 CTEST_GROUPS_WITHOUT_PICTURE = ("tv", "tvtd", "tvseq")
+# A CTest case compares up to this many modules of one group with one tdfx-cli (trace --out-dir):
+# one LibTorch start per batch instead of two per module, and batches small enough for ctest -j.
+BATCH_SIZE = 60
+# These go through the one-shot path too (`tdfx-cli trace M` and `tdfx-cli export M`), as a user
+# runs them: a plain module, a TensorDict-wrapped one and a sequence of them.
+ONE_SHOT = ("fn_relu", "tvtd_resnet18", "tvseq_alexnet")
+
+
+def batches(index):
+    """[(test name, group, [case names])]: each group cut into batches of BATCH_SIZE, in order."""
+    groups = {}
+    for entry in index:
+        if "skip" not in entry:
+            groups.setdefault(entry["group"], []).append(entry["name"])
+    out = []
+    for group, names in groups.items():
+        n = (len(names) + BATCH_SIZE - 1) // BATCH_SIZE
+        for i in range(n):
+            part = names[i * BATCH_SIZE:(i + 1) * BATCH_SIZE]
+            out.append((f"fx_parity.{group}" + (f".{i + 1}of{n}" if n > 1 else ""), group, part))
+    return out
 
 
 def write_cmake(path, out, index, cli, compare):
-    lines = ["# Generated by tests/fx_parity/make_cases.py: one CTest case per module of the FX parity corpus."]
-    for entry in index:
-        if "skip" in entry:
+    lines = ["# Generated by tests/fx_parity/make_cases.py: the FX parity corpus as CTest cases, one per batch",
+             "# of a group (a failure names its modules), and a few modules through the one-shot path."]
+    usable = {e["name"]: e for e in index if "skip" not in e}
+    work = os.path.join(os.path.dirname(os.path.abspath(path)), "fx-parity-work")  # in the build tree
+    for test, group, names in batches(index):
+        flags = " --no-picture" if group in CTEST_GROUPS_WITHOUT_PICTURE else ""
+        lines.append(f'add_test({test} "{sys.executable}" "{compare}" --cli "{cli}" --cases "{out}"{flags} '
+                     f'--batch "{os.path.join(work, test)}" {" ".join(names)})')
+        lines.append(f'set_tests_properties({test} PROPERTIES LABELS fx_parity TIMEOUT 600)')
+    for name in ONE_SHOT:
+        if name not in usable:
             continue
-        name = entry["name"]
-        flags = " --no-picture" if entry["group"] in CTEST_GROUPS_WITHOUT_PICTURE else ""
-        lines.append(f'add_test(fx_parity.{name} "{sys.executable}" "{compare}" --cli "{cli}" --cases "{out}"{flags} {name})')
-        lines.append(f'set_tests_properties(fx_parity.{name} PROPERTIES LABELS fx_parity TIMEOUT 300)')
+        flags = " --no-picture" if usable[name]["group"] in CTEST_GROUPS_WITHOUT_PICTURE else ""
+        lines.append(f'add_test(fx_parity.one_shot.{name} "{sys.executable}" "{compare}" --cli "{cli}" --cases "{out}"{flags} {name})')
+        lines.append(f'set_tests_properties(fx_parity.one_shot.{name} PROPERTIES LABELS fx_parity TIMEOUT 300)')
     # The comparison itself: a known difference fails when tdfx-cli crashes instead of differing as
-    # recorded (it once passed whatever happened, even with --cli /bin/false).
+    # recorded (it once passed whatever happened, even with --cli /bin/false), one-shot and batched.
     # It must fail (exit 1) with that message: expect_output.sh checks both, as a pass regex alone does not.
     expect = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(compare))), "support", "expect_output.sh")
     lines.append(f'add_test(fx_parity.self_check.known_difference_fails_on_a_crash bash "{expect}" --exit 1 '
                  '"torch_einsum: differs from torch.fx otherwise than known_differences/torch_einsum.txt records" '
                  f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" torch_einsum)')
-    lines.append('set_tests_properties(fx_parity.self_check.known_difference_fails_on_a_crash PROPERTIES '
-                 'LABELS fx_parity)')
+    lines.append(f'add_test(fx_parity.self_check.batch_fails_on_a_crash bash "{expect}" --exit 1 '
+                 '"tdfx-cli exited with status 1 and printed no .traced N of 2 models. line" '
+                 f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" '
+                 f'--batch "{os.path.join(work, "self_check")}" fn_relu torch_einsum)')
+    lines.append('set_tests_properties(fx_parity.self_check.known_difference_fails_on_a_crash '
+                 'fx_parity.self_check.batch_fails_on_a_crash PROPERTIES LABELS fx_parity)')
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         f.write("\n".join(lines) + "\n")
     os.replace(tmp, path)
+
+
+def make_part(root, part):
+    """The part's cached folder, made when missing; a killed run never leaves a half-written one."""
+    out = os.path.join(root, part_key(part))
+    if not os.path.exists(os.path.join(out, "index.json")):
+        warnings.filterwarnings("ignore")
+        work = tempfile.mkdtemp(dir=root, prefix=".partial-")
+        index = []
+        PART_GENERATORS[part](work, index)
+        with open(os.path.join(work, "index.json"), "w") as f:
+            json.dump(index, f, indent=1)
+        if os.path.exists(out):
+            shutil.rmtree(out)
+        os.replace(work, out)
+    return out
+
+
+def make_corpus(out, part_dirs):
+    """The whole corpus as one folder: its parts' files linked, their indexes joined."""
+    if os.path.exists(os.path.join(out, "index.json")):
+        return
+    work = tempfile.mkdtemp(dir=os.path.dirname(out), prefix=".partial-")
+    index = []
+    for d in part_dirs:
+        with open(os.path.join(d, "index.json")) as f:
+            index.extend(json.load(f))
+        for name in os.listdir(d):
+            if name != "index.json" and not name.startswith("."):
+                os.symlink(os.path.join(d, name), os.path.join(work, name))
+    with open(os.path.join(work, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    if os.path.exists(out):
+        shutil.rmtree(out)
+    os.replace(work, out)
 
 
 def main():
@@ -236,24 +331,15 @@ def main():
                         help="also every torchvision classification model, plain and wrapped (210 cases, long)")
     args = parser.parse_args()
     sys.path.insert(0, HERE)
-    out = os.path.join(args.out, cache_key() + ("-tv" if args.torchvision else ""))
+    parts = ["modules"] + (["tv", "tvtd"] if args.torchvision else [])
+    out = os.path.join(args.out, cache_key(parts))
     if args.print_dir:
         print(out)
         return 0
     index_path = os.path.join(out, "index.json")
     if not os.path.exists(index_path):
-        warnings.filterwarnings("ignore")
         os.makedirs(args.out, exist_ok=True)
-        work = tempfile.mkdtemp(dir=args.out, prefix=".partial-")
-        index = []
-        generate_modules(work, index)
-        if args.torchvision:
-            generate_torchvision(work, index)
-        with open(os.path.join(work, "index.json"), "w") as f:
-            json.dump(index, f, indent=1)
-        if os.path.exists(out):
-            shutil.rmtree(out)
-        os.replace(work, out)  # a killed run never leaves a half-written cache behind
+        make_corpus(out, [make_part(args.out, part) for part in parts])
     with open(index_path) as f:
         index = json.load(f)
     if args.cmake:

@@ -5,13 +5,27 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDFX_BUILD_TESTS=ON >/dev/null
+source packaging/ccache-env.sh
+start=$SECONDS
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDFX_BUILD_TESTS=ON $TDFX_CCACHE_ARGS >/dev/null
 cmake --build build -j"$(nproc)"
+echo "run-tests: built in $((SECONDS - start)) s"
+[ -z "$TDFX_CCACHE_ARGS" ] || ccache --show-stats 2>/dev/null | grep -E '^(Cacheable|  Hits|  Misses|Hits|Misses)' | sed 's/^/run-tests: ccache: /' || true
 cd build
 log=Testing/run-tests.log
 mkdir -p Testing
 rc=0
 ctest -j"$(nproc)" --output-on-failure 2>&1 | tee "$log" || rc=$?
+# A suite that registers fewer tests than tests/test_count_floor.txt pins (a discovery that found
+# nothing, a generator that wrote no case) fails, though ctest passes what it did not register.
+floor=$(grep -Eo '^[0-9]+' ../tests/test_count_floor.txt)
+ran=$(sed -nE 's/.*tests passed, [0-9]+ tests? failed out of ([0-9]+).*/\1/p' "$log" | tail -1)
+if [ -z "$ran" ] || [ "$ran" -lt "$floor" ]; then
+  echo "run-tests: FAIL: ctest ran ${ran:-no} tests; tests/test_count_floor.txt expects at least $floor"
+  rc=1
+else
+  echo "run-tests: ctest ran $ran tests (the floor is $floor)"
+fi
 # ctest's summary lists them under "The following tests did not run:", one indented line each
 # ("  12 - package.deb (Skipped)"), up to the next line that is not indented.
 not_run=$(awk '/^The following tests did not run:/ { on = 1; next } on && /^[ \t]/ { print; next } { on = 0 }' "$log")

@@ -8,22 +8,47 @@
 #  4. dpkg --purge removes them, and nothing that dpkg -L listed is left behind.
 # Steps 3 and 4 need root (CI runs as root) or password-less sudo; without them the test reports
 # itself skipped (exit 77) after steps 1 and 2 (packaging/run-tests.sh then fails: every test must run).
+# STAGE (default all) splits the work for CTest: `build` runs steps 1 and 2 only, beside other tests
+# (package.deb_build), and leaves WORK/built.ok; `install` runs steps 3 and 4 alone (package.deb, run
+# serially: it installs into /usr) on those packages, or every step when the build stage left none
+# or tdfx packages were installed here before (they are saved and purged before cpack, step 0).
 # tdfx packages already installed here, not by this test (a developer's dpkg -i, another build's),
 # are saved first with dpkg-repack into BUILD_DIR/tests/package-deb.saved, purged, and installed
 # again from there at the end, pass or fail; a run killed before that restores them next time.
-# Usage: deb_test.sh BUILD_DIR WORK_DIR EXPECTED_TRACE_FILE
+# Usage: deb_test.sh BUILD_DIR WORK_DIR EXPECTED_TRACE_FILE [all|build|install]
 set -euo pipefail
 # grep that reads all its input: `cmd | grep -q` stops reading at the first match, and under
 # pipefail the writer's SIGPIPE then fails the pipeline (seen with ldd).
 has() { grep "$@" >/dev/null; }
-build=$1 work=$2 expected=$3
+build=$1 work=$2 expected=$3 stage=${4:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 source_dir=$(cd "$here/../.." && pwd)
 packages=(libtdfx-core0 libtdfx-dev tdfx tdfx-cli python3-tdfx-export)
 marker=$build/tests/package-deb.installed  # outside WORK, which is wiped below
 saved=$build/tests/package-deb.saved        # the packages that were here before, repacked (outside WORK too)
-rm -rf "$work" && mkdir -p "$work"
 fail() { echo "FAIL: $*"; exit 1; }
+tdfx_installed() {
+  for p in "${packages[@]}"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | has "install ok installed"; then return 0; fi
+  done
+  return 1
+}
+case $stage in
+  all | build | install) ;;
+  *) fail "unknown stage '$stage' (expected all, build or install)" ;;
+esac
+# The install stage reuses the build stage's packages when it made them, and nothing of another
+# build is installed here; otherwise it does every step.
+reuse=no
+if [ "$stage" = install ] && [ -f "$work/built.ok" ] && [ ! -e "$marker" ] && [ ! -d "$saved" ] && ! tdfx_installed; then
+  reuse=yes
+fi
+if [ "$stage" = build ] && { tdfx_installed || [ -e "$marker" ] || [ -d "$saved" ]; }; then
+  rm -rf "$work" && mkdir -p "$work"
+  echo "tdfx packages are installed here (or a killed run's are): the install stage (package.deb) saves them, then builds"
+  exit 0
+fi
+[ "$reuse" = yes ] || { rm -rf "$work" && mkdir -p "$work"; }
 
 # 0. tdfx packages installed here already go first, before cpack: dpkg-shlibdeps would take the
 # installed libtdfx-core0's shlibs (another version's "libtdfx-core0 (= V)") into the Depends of the
@@ -33,6 +58,7 @@ can_install=yes SUDO=()
 if [ "$(id -u)" -ne 0 ]; then
   if sudo -n true 2>/dev/null; then SUDO=(sudo -n); else can_install=no; fi
 fi
+[ "$stage" != build ] || can_install=build-only  # steps 1 and 2: nothing installed, nothing purged
 purge() { "${SUDO[@]}" dpkg --purge "${packages[@]}" >"$work/purge.log" 2>&1; }
 # Puts back the packages that were here before the test (none: nothing to do), as they were.
 restore() {
@@ -72,8 +98,10 @@ if [ "$can_install" = yes ]; then
   rm -f "$marker"
 fi
 
-# 1. Build and lint.
-(cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
+# 1. Build and lint (done by the build stage already when reused).
+if [ "$reuse" = no ]; then
+  (cd "$build" && cpack -G DEB -B "$work/out" >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
+fi
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 arch=$(dpkg --print-architecture)
 declare -A deb
@@ -84,7 +112,9 @@ for p in "${packages[@]}"; do
   [ -f "${deb[$p]}" ] || fail "no ${deb[$p]} (cpack wrote: $(ls "$work/out"))"
 done
 echo "packages: $(cd "$work/out" && ls ./*.deb | tr '\n' ' ')"
-
+if [ "$reuse" = yes ]; then
+  echo "built and checked by package.deb_build (steps 1 and 2)"
+else
 rc=0
 lintian --fail-on error,warning --info "${deb[@]}" >"$work/lintian.txt" 2>&1 || rc=$?
 grep -v '^running with root privileges' "$work/lintian.txt" || true
@@ -155,6 +185,13 @@ zcat "$root/usr/share/man/man1/tdfx-cli.1.gz" | has -F 'expand\-all' || fail "ma
 for bin in "$root/usr/bin/tdfx" "$root/usr/bin/tdfx-cli" "$root/$libdir/libtdfx-core.so.$version"; do
   if readelf -d "$bin" | has 'RPATH\|RUNPATH'; then fail "$bin has a custom library search path"; fi
 done
+
+fi  # steps 1 and 2
+if [ "$stage" = build ]; then
+  touch "$work/built.ok"
+  echo "deb packages built and checked (steps 1 and 2); package.deb installs them"
+  exit 0
+fi
 
 # 3. Install into this machine.
 [ "$can_install" = yes ] || { echo "SKIP: installing needs root or password-less sudo; packages built and linted only"; exit 77; }

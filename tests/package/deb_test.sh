@@ -48,7 +48,11 @@ if [ "$stage" = build ] && { tdfx_installed || [ -e "$marker" ] || [ -d "$saved"
   echo "tdfx packages are installed here (or a killed run's are): the install stage (package.deb) saves them, then builds"
   exit 0
 fi
-[ "$reuse" = yes ] || { rm -rf "$work" && mkdir -p "$work"; }
+if [ "$reuse" = yes ]; then  # the packages stay; what an earlier install stage left goes
+  find "$work" -mindepth 1 -maxdepth 1 ! -name out ! -name built.ok ! -name 'lintian.txt' -exec rm -rf {} +
+else
+  rm -rf "$work" && mkdir -p "$work"
+fi
 
 # 0. tdfx packages installed here already go first, before cpack: dpkg-shlibdeps would take the
 # installed libtdfx-core0's shlibs (another version's "libtdfx-core0 (= V)") into the Depends of the
@@ -104,6 +108,7 @@ if [ "$reuse" = no ]; then
 fi
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 arch=$(dpkg --print-architecture)
+libdir=usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 declare -A deb
 for p in "${packages[@]}"; do
   a=$arch
@@ -153,7 +158,6 @@ for script in preinst postinst prerm postrm; do
   [ ! -e "$control/$script" ] || fail "libtdfx-core0 has a $script"
 done
 
-libdir=usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 contents() { dpkg-deb -c "${deb[$1]}" | awk '{ print substr($6, 2) }'; }
 expect_files() {  # expect_files PACKAGE FILE...: the package holds each FILE (and no other's)
   local p=$1 list

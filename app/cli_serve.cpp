@@ -203,6 +203,35 @@ void reserveProtocolDescriptors() {
   ::close(nothing);
 }
 
+namespace {
+
+// A request's values are read, copied, dumped and freed recursively: a line of 100,000 nested
+// brackets (200 KB) overflowed the stack. Requests nest a few levels; deeper ones are refused
+// before they are parsed.
+constexpr int kMaxRequestDepth = 64;
+
+// How deep the brackets of a JSON text nest, outside strings; stops counting past `limit`.
+int nestingDepth(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
+    const char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+}  // namespace
+
 int serveRequests(int (*runCommand)(int, char**), size_t cachedModels) {
   ModelCache cache(cachedModels);
   activeCache = &cache;
@@ -212,6 +241,9 @@ int serveRequests(int (*runCommand)(int, char**), size_t cachedModels) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json reply;
     try {
+      if (nestingDepth(line, kMaxRequestDepth) > kMaxRequestDepth)
+        throw tdfx::Error("its values nest deeper than " + std::to_string(kMaxRequestDepth) +
+                          " levels (a request is {\"id\", \"argv\": [strings]})");
       const json request = json::parse(line);
       if (!request.is_object()) throw tdfx::Error("a request is a JSON object, not " + std::string(request.type_name()));
       reply["id"] = request.value("id", json());

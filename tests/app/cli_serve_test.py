@@ -270,6 +270,16 @@ class ServeTest(unittest.TestCase):
         reply = self.server.run("trace", "--bogus", id=11)
         self.assertEqual(reply["status"], one_shot("trace", "--bogus").returncode)
         self.assertEqual(self.server.run("trace", fixture("seed_module.pt"), id=12)["status"], 0)
+        # 100,000 levels of nesting in 200 KB (it overflowed the server's stack): refused, and the
+        # server goes on.
+        for deep in ('{"id": ' + "[" * 100000 + "]" * 100000 + ', "argv": ["--version"]}',
+                     '{"id": 13, "argv": ["trace", ' + "[" * 100000 + "]" * 100000 + "]}"):
+            reply = self.server.send_line(deep)
+            self.assertIsNone(reply["id"])
+            self.assertIn("nest deeper than 64 levels", reply["error"])
+        self.assertEqual(self.server.run("--version", id=14)["status"], 0)
+        # A string holding brackets is not nesting.
+        self.assertEqual(self.server.run("trace", "[" * 100 + "{" * 100, id=15)["status"], 1)
 
 
 class ServeOptionsTest(unittest.TestCase):

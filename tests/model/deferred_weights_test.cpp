@@ -3,7 +3,8 @@
 // archive reader has a case here: a zoo-sized model deferred, a read that lands where no tensor
 // holds it or where another read landed (a freed buffer's address reused), a record of another
 // size, per-channel quantized and sparse tensors (their parts are held where the census does not
-// look), a load that throws on values not read yet, and an archive naming C++ classes.
+// look), a load that throws on values not read yet, a record whose offset is shared or overflows,
+// and an archive naming C++ classes.
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -11,8 +12,10 @@
 #include <map>
 
 #include <gtest/gtest.h>
+#include <caffe2/serialize/inline_container.h>
 #include <torch/script.h>
 
+#include "model/archive_directory.h"
 #include "model/archive_reader.h"
 #include "model/deferred_weights.h"
 #include "tdfx/error.h"
@@ -164,6 +167,46 @@ def forward(self, x: Tensor) -> Tensor:
   const ModelFile loaded = loadModelArchive(ModelArchive::open(path), WeightsRead::AfterLoad);
   EXPECT_EQ(loaded.deferredWeights, nullptr) << "loaded again with every value";
   EXPECT_TRUE(at::equal(loaded.root.attr("weight").toTensor(), at::full({256}, 3.0f)));
+}
+
+// The archive reader's spans: a read of exactly a tensor record's bytes is noted, not done, while
+// deferring; a record that shares its local header's offset with another, or whose offset
+// overflows, is never deferred: its read is done at once.
+TEST(DeferredWeights, ARecordWithASharedOrOverflowingOffsetIsReadNotDeferred) {
+  const std::string path = fixture("conv_bn.pt");
+  const std::string bytes = testing::readFile(path);
+  const ArchiveDirectory directory = readArchiveDirectory(
+      path, bytes.size(), [&](uint64_t offset, uint64_t size) { return bytes.substr(offset, size); });
+  size_t index = directory.records.size();
+  for (size_t i = 0; i < directory.records.size(); ++i)
+    if (directory.records[i].name.find("/data/") != std::string::npos && directory.records[i].size >= 16) index = i;
+  ASSERT_LT(index, directory.records.size()) << "conv_bn.pt has no tensor record";
+  const ArchiveRecord& tensor = directory.records[index];
+  // The reader names records without the archive's folder ("data/11" for "conv_bn/data/11").
+  const uint64_t data =
+      caffe2::serialize::PyTorchStreamReader(path).getRecordOffset(tensor.name.substr(tensor.name.find('/') + 1));
+  // Whether a deferring reader over `d` notes the record's read instead of doing it.
+  const auto deferred = [&](const ArchiveDirectory& d) {
+    ArchiveReader reader(::open(path.c_str(), O_RDONLY | O_CLOEXEC), bytes.size());
+    reader.setTensorRecords(d);
+    reader.deferTensorReads();
+    std::string buffer(tensor.size, '\x5a');
+    EXPECT_EQ(reader.read(data, buffer.data(), buffer.size(), "test"), buffer.size());
+    const bool noted = reader.stopDeferring().size() == 1;
+    EXPECT_NE(noted, buffer == bytes.substr(data, tensor.size)) << "a read is either noted or done, never neither";
+    return noted;
+  };
+  // The record alone in the directory: its span runs to the directory, and its read is noted.
+  ArchiveDirectory alone{directory.offset, {tensor}};
+  EXPECT_TRUE(deferred(alone));
+  ArchiveDirectory shared = alone;
+  shared.records.push_back(directory.records[index == 0 ? 1 : 0]);
+  shared.records.back().localHeaderOffset = tensor.localHeaderOffset;
+  EXPECT_FALSE(deferred(shared)) << "two records claim one local header";
+  ArchiveDirectory overflowing = alone;
+  overflowing.records[0].localHeaderOffset = UINT64_MAX - 8;
+  EXPECT_FALSE(deferred(overflowing)) << "its data offset overflows";
+  EXPECT_TRUE(deferred(directory)) << "in the whole directory";
 }
 
 TEST(DeferredWeights, AnArchiveNamingCppClassesDefersNothing) {

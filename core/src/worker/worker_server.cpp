@@ -441,7 +441,7 @@ struct CrashAnswer {
 // as linked, mangled; "?" when unknown). The loader fuzzer tells LibTorch's crashes from tdfx's
 // by them (WorkerCrash::frames). Written into `out`; backtrace() was called once before (loading
 // libgcc's unwinder allocates), dladdr() only reads the loaded objects' tables.
-constexpr int kCrashFrames = 24;
+constexpr int kCrashFrames = 32;
 constexpr size_t kCrashFramesText = 9000;
 
 void crashFrames(void* context, char* out, size_t capacity) {

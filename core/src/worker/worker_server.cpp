@@ -15,6 +15,7 @@
 #include <execinfo.h>
 #include <ucontext.h>
 #include <cerrno>
+#include <csetjmp>
 #include <csignal>
 #include <cstdlib>
 #include <stdexcept>
@@ -479,6 +480,28 @@ void crashFrames(void* context, char* out, size_t capacity) {
   out[used] = '\0';
 }
 
+// Unwinding a crashed process can crash in turn (a stack the fault left inconsistent; about a third
+// of the runs of ModelWorker.ACrashInLibTorchIsAnErrorNamingTheSignal did): a fault while the frames
+// are collected jumps back here, and the answer goes without them rather than not at all.
+sigjmp_buf unwindEscape;
+
+void unwindFailed(int) { ::siglongjmp(unwindEscape, 1); }
+
+void framesOrNothing(void* context, char* out, size_t capacity) {
+  struct sigaction guard {}, segv {}, bus {}, abrt {};
+  guard.sa_handler = unwindFailed;
+  guard.sa_flags = SA_NODEFER | SA_ONSTACK;
+  sigemptyset(&guard.sa_mask);
+  ::sigaction(SIGSEGV, &guard, &segv);
+  ::sigaction(SIGBUS, &guard, &bus);
+  ::sigaction(SIGABRT, &guard, &abrt);
+  if (sigsetjmp(unwindEscape, 1) == 0) crashFrames(context, out, capacity);
+  else out[0] = '\0';  // no frames: the fuzzer excuses no crash without them
+  ::sigaction(SIGSEGV, &segv, nullptr);
+  ::sigaction(SIGBUS, &bus, nullptr);
+  ::sigaction(SIGABRT, &abrt, nullptr);
+}
+
 const char* signalText(int sig) {  // as WorkerProcess names a signal the worker died by
   switch (sig) {
     case SIGSEGV: return "signal 11 (SIGSEGV)";
@@ -497,7 +520,7 @@ void answerCrash(int sig, siginfo_t* info, void* context) {
     const char* stage = CrashStage::current();
     if (!*stage) stage = "the model worker";
     static char frames[kCrashFramesText];
-    crashFrames(context, frames, sizeof frames);
+    framesOrNothing(context, frames, sizeof frames);
     static CrashAnswer a;  // static: a crash by stack overflow leaves little stack to build it on
     a.raw(0xA6);  // a map of six
     a.text("ok");

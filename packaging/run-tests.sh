@@ -6,11 +6,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 source packaging/ccache-env.sh
+# ccache's counters before the build: this build's hits and misses are the difference.
+ccache_counts() { ccache --print-stats 2>/dev/null | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ { c[$1] = $2 }
+  END { printf "%d %d\n", c["direct_cache_hit"] + c["preprocessed_cache_hit"], c["cache_miss"] }'; }
+[ -z "$TDFX_CCACHE_ARGS" ] || read -r hits0 misses0 < <(ccache_counts)
 start=$SECONDS
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDFX_BUILD_TESTS=ON $TDFX_CCACHE_ARGS >/dev/null
 cmake --build build -j"$(nproc)"
 echo "run-tests: built in $((SECONDS - start)) s"
-[ -z "$TDFX_CCACHE_ARGS" ] || ccache --show-stats 2>/dev/null | grep -E '^(Cacheable|  Hits|  Misses|Hits|Misses)' | sed 's/^/run-tests: ccache: /' || true
+if [ -n "$TDFX_CCACHE_ARGS" ]; then
+  read -r hits1 misses1 < <(ccache_counts)
+  echo "run-tests: ccache: $((hits1 - hits0)) hits, $((misses1 - misses0)) misses in this build (cache $CCACHE_DIR)"
+fi
 cd build
 log=Testing/run-tests.log
 mkdir -p Testing

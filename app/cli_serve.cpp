@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tdfx/error.h"
+#include "tdfx/util/json_nesting.h"
 #include "tdfx/worker/graph_format.h"
 
 using nlohmann::json;
@@ -210,26 +211,6 @@ namespace {
 // before they are parsed.
 constexpr int kMaxRequestDepth = 64;
 
-// How deep the brackets of a JSON text nest, outside strings; stops counting past `limit`.
-int nestingDepth(const std::string& text, int limit) {
-  int depth = 0, deepest = 0;
-  bool inString = false;
-  for (size_t i = 0; i < text.size() && deepest <= limit; ++i) {
-    const char c = text[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 }  // namespace
 
 int serveRequests(int (*runCommand)(int, char**), size_t cachedModels) {
@@ -241,7 +222,7 @@ int serveRequests(int (*runCommand)(int, char**), size_t cachedModels) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     json reply;
     try {
-      if (nestingDepth(line, kMaxRequestDepth) > kMaxRequestDepth)
+      if (tdfx::jsonNestingDepth(line, kMaxRequestDepth) > kMaxRequestDepth)
         throw tdfx::Error("its values nest deeper than " + std::to_string(kMaxRequestDepth) +
                           " levels (a request is {\"id\", \"argv\": [strings]})");
       const json request = json::parse(line);

@@ -26,6 +26,7 @@
 #include "huge_page_allocator.h"
 #include "tdfx/error.h"
 #include "tdfx/util/crash_stage.h"
+#include "tdfx/util/json_nesting.h"
 #include "tdfx/util/display_text.h"
 #include "tdfx/util/python_repr.h"
 #include "tdfx/util/dtype.h"
@@ -425,22 +426,7 @@ ModelFile modelFromMetadata(torch::jit::Module root, const std::string& metadata
   // Bounded before parsing: nlohmann's values are destroyed recursively, so absurd nesting in a
   // hostile file must not reach it.
   if (metadataJson.size() > (16u << 20)) p.fail("size", "larger than 16 MiB; this is not a tdfx description");
-  int depth = 0, maxDepth = 0;
-  bool inString = false;
-  for (size_t i = 0; i < metadataJson.size(); ++i) {
-    const char c = metadataJson[i];
-    if (inString) {
-      if (c == '\\') ++i;
-      else if (c == '"') inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      maxDepth = std::max(maxDepth, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  if (maxDepth > 256) p.fail("structure", "nested deeper than 256 levels");
+  if (jsonNestingDepth(metadataJson, 256) > 256) p.fail("structure", "nested deeper than 256 levels");
   json j;
   try {
     j = json::parse(metadataJson);

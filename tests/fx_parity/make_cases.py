@@ -55,9 +55,9 @@ def part_key(part):
     import torch
     import torchvision
     h = hashlib.sha256()
-    # The part's generator is this script's function of that name: its text, not the whole script's.
-    h.update(inspect.getsource(PART_GENERATORS[part]).encode())
-    h.update(inspect.getsource(fx_reference).encode() + inspect.getsource(save_case).encode())
+    # The text of the functions here that make the part (not the whole script's).
+    for function in PART_CODE[part] + (fx_reference, save_case, first_line):
+        h.update(inspect.getsource(function).encode())
     for f in PART_FILES[part]:
         with open(os.path.join(HERE, f), "rb") as fh:
             h.update(fh.read())
@@ -223,6 +223,12 @@ def generate_torchvision(out, index, prefixes):
 
 
 PART_GENERATORS = {"modules": generate_modules, "tv": generate_tv, "tvtd": generate_tvtd}
+# What each part's generator calls here, so that a change to a shared helper remakes the parts using it.
+PART_CODE = {
+    "modules": (generate_modules, write_case_module, import_file),
+    "tv": (generate_tv, generate_torchvision, shrink),
+    "tvtd": (generate_tvtd, generate_torchvision, shrink),
+}
 
 # Groups whose CTest cases compare graph and code only: the torchvision models (tv, tvtd, tvseq:
 # 210 whole models), whose pictures take pydot minutes each to parse on CI's 2 cores. Their

@@ -6,7 +6,8 @@ generated Python file, imports it, scripts every module and records torch.fx's g
 
 Naming: the prefix says what the case covers (fn_ torch.nn.functional, meth_ Tensor methods,
 op_ Python operators, idx_ indexing, shape_ shape arithmetic, mod_ modules, const_ constants,
-ret_ returns, sig_ signatures, train_ self.training, torch_ torch functions).
+ret_ returns, sig_ signatures, train_ self.training, torch_ torch functions, lit_ literals as written,
+src_ what the source says and the compiled graph no longer holds: issue 54's classes).
 """
 
 # --- torch.nn.functional: every function TorchScript compiles, with typical arguments ---------------
@@ -171,6 +172,16 @@ TORCH = [
 
 # --- Constants, returns, signatures, training branches, modules: whole forwards ----------------------
 # (name, forward source, __init__ body) with `def forward` written out.
+# --- Literals in every spelling TorchScript accepts (issue 54, class 1) --------------------------------
+# TorchScript's range of a literal is len(str(value)) long, not its text: `2.5e3` once turned the
+# multiplication before it into an addition, and `1e-3` swallowed the bracket after it.
+LITERALS = [
+    ("sci", "x * 2.5e3 + 1e-3"), ("sci_compare", "(x > 1e-3).float()"), ("dots", "x * 1e-3 + 2."),
+    ("leading_dot", "(x - .5) * 1E3"), ("exponent_signs", "torch.clamp(x, min=-1e-6, max=2.5E+2)"),
+    ("hex", "x * 0x10"), ("last_in_function", "x * 1e3"), ("big", "x * 1e10"),
+    ("string", "F.pad(x, [1, 1], mode='reflect') * 1.50"),
+]
+
 WHOLE = [
     ("const_folded_pow", "def forward(self, x):\n    return x * (2 ** 0.5)"),
     ("const_math_sqrt", "def forward(self, x):\n    return x / math.sqrt(8)"),
@@ -261,6 +272,21 @@ WHOLE = [
      "    y = self.act(self.fc(y))\n    z = F.relu(y) + F.dropout(y, p=0.5, training=self.training)\n"
      "    z = z.view(z.size(0), -1)[:, 1:k] * (2 ** 0.5)\n    return torch.cat([z, -z], dim=1).sum(dim=-1, keepdim=True)",
      "self.fc = nn.Linear(4, 4)\n        self.act = nn.ReLU()"),
+    # Issue 54's classes: what the source says and the compiled graph no longer does.
+    ("src_attr_order_layer_norm", "def forward(self, x):\n    return F.layer_norm(x, self.w.shape, self.w, self.b)",
+     "self.w = nn.Parameter(torch.ones(4))\n        self.b = nn.Parameter(torch.zeros(4))"),
+    ("src_attr_order_matmul", "def forward(self, x, y):\n    return torch.relu(x).T @ torch.relu(y)"),
+    ("src_dead_read", "def forward(self, x):\n    c = x.shape[1]\n    c = x.shape[0]\n    return x.view(c, -1)"),
+    ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
+    ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
+    ("src_written_dtype", "def forward(self, x):\n    return F.softmax(x, dim=-1, dtype=torch.float32)"),
+    ("src_written_dtype_method", "def forward(self, x):\n    return x.sum(dtype=torch.float64) + x.cumsum(0, dtype=torch.float)"),
+    ("src_tuple_order", "def forward(self, x):\n    vm = torch.var_mean(x, 1, keepdim=True)\n"
+     "    return (x - vm[1]) / torch.sqrt(vm[0] + 1e-5)"),
+    ("src_meshgrid_constant", "def forward(self, x):\n    gy, gx = torch.meshgrid(torch.arange(3), torch.arange(4), indexing='ij')\n"
+     "    return x + (gy * 4 + gx).float()"),
+    ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
+     "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]
 
 # Helpers the generated module file defines before the cases (plain Python, traced through by FX
@@ -282,6 +308,15 @@ def _iadd(x, y):
 def _setitem(x):
     x[0] = 1.0
     return x
+
+
+class Masked(nn.Module):
+    def __init__(self, mask: torch.Tensor):
+        super().__init__()
+        self.register_buffer("mask", mask)
+
+    def forward(self, x):
+        return x * self.mask
 
 
 class Block(nn.Module):
@@ -329,7 +364,7 @@ EXPRESSION_PARAMS = ["x", "y", "w", "idx"]
 def expression_cases():
     """(name, forward source, init source) for every one-expression case."""
     groups = [("fn", FUNCTIONAL), ("meth", METHODS), ("op", OPERATORS), ("idx", INDEXING), ("shape", SHAPES),
-              ("torch", TORCH)]
+              ("torch", TORCH), ("lit", LITERALS)]
     import re
     for prefix, cases in groups:
         for name, expr in cases:

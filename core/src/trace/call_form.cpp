@@ -6,6 +6,7 @@
 
 #include "tdfx/ir/fx_tables.h"
 #include "tdfx/util/python_repr.h"
+#include "tdfx/util/dtype.h"
 #include "tdfx/ir/fx_target.h"
 
 namespace tdfx::trace {
@@ -44,6 +45,19 @@ Argument writtenValue(const py::Expr& text, const Argument& input, const c10::Ty
   if (auto literal = literalArgument(text)) return *literal;
   if (attributes) {
     if (auto held = attributes(text); held && !held->refersToNodes()) return *held;
+  }
+  // `dtype=torch.float32` where TorchScript's signature declares `dtype: Optional[int]` (as in
+  // F.softmax): the graph holds the int, Python passes the dtype as written.
+  if (std::holds_alternative<int64_t>(input.value)) {
+    if (auto name = py::dottedName(text); name && name->rfind("torch.", 0) == 0) {
+      const auto dtype = static_cast<c10::ScalarType>(std::get<int64_t>(input.value));
+      if (std::get<int64_t>(input.value) >= 0 && std::get<int64_t>(input.value) < static_cast<int64_t>(c10::ScalarType::NumOptions))
+        try {
+          if (parseDtype(name->substr(6)) == dtype) return Argument(dtype);
+        } catch (const std::exception&) {
+          // Not a dtype's name (torch.strided, torch.channels_last): the value stays as the graph has it.
+        }
+    }
   }
   const auto* list = std::get_if<ArgumentList>(&input.value);
   if (!list) return input;
@@ -177,6 +191,14 @@ std::optional<CallForm> operatorForm(const py::Expr& expr, const torch::jit::Nod
     form.args = {inputs[1], inputs[0]};
   } else {
     form.args = {inputs[0], inputs[1]};
+  }
+  // A number operand as written: TorchScript compiles `x * 1e10` with the int 10000000000, where
+  // Python passes the float.
+  for (size_t i = 0; i < 2; ++i) {
+    const auto literal = literalArgument(*expr.items[i]);
+    const auto* written = literal ? std::get_if<double>(&literal->value) : nullptr;
+    const auto* compiled = std::get_if<int64_t>(&form.args[i].value);
+    if (written && compiled && static_cast<double>(*compiled) == *written) form.args[i] = *literal;
   }
   return form;
 }

@@ -21,6 +21,28 @@ namespace tdfx::trace {
 
 namespace jit = torch::jit;
 
+namespace {
+// torch.nn.Module.named_parameters() and named_buffers(): modules in preorder (named_modules), each
+// one's own tensors in order, a tensor seen before left out. Both share one walk here.
+void collectFirstTensorPaths(const jit::Module& module, const std::string& prefix,
+                             std::map<std::pair<const c10::TensorImpl*, bool>, std::string>& paths,
+                             std::vector<c10::ivalue::Object*>& visited) {
+  if (std::find(visited.begin(), visited.end(), module._ivalue().get()) != visited.end()) return;
+  visited.push_back(module._ivalue().get());
+  const auto& type = module.type();
+  for (size_t slot = 0; slot < type->numAttributes(); ++slot) {
+    const c10::IValue value = module._ivalue()->getSlot(slot);
+    if (!value.isTensor() || !value.toTensor().defined()) continue;
+    const bool parameter = type->is_parameter(slot);
+    if (!parameter && !type->is_buffer(slot)) continue;
+    const std::string path = prefix.empty() ? type->getAttributeName(slot) : prefix + "." + type->getAttributeName(slot);
+    paths.emplace(std::make_pair(value.toTensor().unsafeGetTensorImpl(), parameter), path);
+  }
+  for (const auto& child : module.named_children())
+    collectFirstTensorPaths(child.value, prefix.empty() ? child.name : prefix + "." + child.name, paths, visited);
+}
+}  // namespace
+
 SymValue SymValue::ofConstant(const c10::IValue& v) {
   SymValue s;
   s.constant = v;
@@ -141,19 +163,37 @@ void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const 
   throw DataDependentError(failureMessage(node, frame, what));
 }
 
-AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
-  const jit::Module module = frame.scope.module;
-  return [module](const py::Expr& e) -> std::optional<Argument> {
-    if (e.kind != py::Expr::Kind::Attribute || e.items[0]->kind != py::Expr::Kind::Name || e.items[0]->text != "self")
-      return std::nullopt;
-    const c10::ClassTypePtr& type = module.type();
-    if (auto slot = type->findConstantSlot(e.text)) return argumentFromIValue(type->getConstant(*slot));
-    if (auto slot = type->findAttributeSlot(e.text)) {
-      const c10::IValue value = module._ivalue()->getSlot(*slot);
-      if (!value.isTensor() && !value.isModule()) return argumentFromIValue(value);
-    }
+namespace {
+// The value of `self.NAME`, or of an item of it read with an int literal (`self.sizes[0]`), as
+// Python computes it before FX sees it; nullopt for anything else.
+std::optional<Argument> moduleAttributeValue(const jit::Module& module, const py::Expr& e) {
+  if (e.kind == py::Expr::Kind::Subscript) {
+    const auto object = moduleAttributeValue(module, *e.items[0]);
+    const auto index = literalArgument(*e.items[1]);
+    const int64_t* i = index ? std::get_if<int64_t>(&index->value) : nullptr;
+    if (!object || !i) return std::nullopt;
+    const std::vector<Argument>* items = nullptr;
+    if (const auto* list = std::get_if<ArgumentList>(&object->value)) items = &list->items;
+    if (const auto* tuple = std::get_if<ArgumentTuple>(&object->value)) items = &tuple->items;
+    if (!items) return std::nullopt;
+    const int64_t n = static_cast<int64_t>(items->size());
+    if (*i < -n || *i >= n) return std::nullopt;
+    return (*items)[static_cast<size_t>(*i < 0 ? *i + n : *i)];
+  }
+  if (e.kind != py::Expr::Kind::Attribute || e.items[0]->kind != py::Expr::Kind::Name || e.items[0]->text != "self")
     return std::nullopt;
-  };
+  const c10::ClassTypePtr& type = module.type();
+  if (auto slot = type->findConstantSlot(e.text)) return argumentFromIValue(type->getConstant(*slot));
+  if (auto slot = type->findAttributeSlot(e.text)) {
+    const c10::IValue value = module._ivalue()->getSlot(*slot);
+    if (!value.isTensor() && !value.isModule()) return argumentFromIValue(value);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
+  return [module = frame.scope.module](const py::Expr& e) { return moduleAttributeValue(module, e); };
 }
 
 std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
@@ -167,6 +207,8 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
+  std::vector<c10::ivalue::Object*> visited;
+  collectFirstTensorPaths(module.module, module.path, firstTensorPaths_, visited);
   builder_.setTakenNames([root = module.module](const std::string& name) {
     return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
   });
@@ -445,7 +487,11 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
   if (slot == std::numeric_limits<size_t>::max())
     fail(node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
   const c10::IValue value = m._ivalue()->getSlot(slot);
-  const std::string path = joinPath(obj.module->path, name);
+  std::string path = joinPath(obj.module->path, name);
+  if (value.isTensor() && value.toTensor().defined()) {
+    const auto first = firstTensorPaths_.find({value.toTensor().unsafeGetTensorImpl(), m.type()->is_parameter(slot)});
+    if (first != firstTensorPaths_.end()) path = first->second;
+  }
   if ((value.isModule() || value.isTensor()) && name.find('.') != std::string::npos)
     // Only a crafted archive has one (torch.nn refuses such names): FX's targets are dotted
     // paths, so `a.b` would name submodule `a`'s `b` and print, and run, the other tensor.

@@ -325,6 +325,10 @@ class ModuleTracer {
   std::vector<EagerValueRef::Step> path_;
   std::unordered_set<const torch::jit::Node*> repacked_;  // tuples that are a multi-output call's value
   std::map<std::string, std::string> moduleTypes_;
+  /// The path FX names a parameter or buffer by: the first of root.named_parameters() /
+  /// named_buffers(), which skip a tensor already seen, so one held by two submodules (a mask
+  /// shared between layers) is named by the first path everywhere. Keyed by (tensor, is parameter).
+  std::map<std::pair<const c10::TensorImpl*, bool>, std::string> firstTensorPaths_;
 };
 
 }  // namespace tdfx::trace

@@ -68,14 +68,21 @@ inline const std::string& flatSourceText(const std::shared_ptr<torch::jit::Sourc
   return text;
 }
 
+/// Where the text a TorchScript range stands for ends. A range that ends with a literal is not
+/// its text: torch/jit/frontend.py makes a number's range `len(str(value))` long and a string's
+/// `len(value) + 1`, so the range of `x * 2.5e3` in `x * 2.5e3 + 1e-3` takes in one character more
+/// and the one of `(acts > 1e-3)` its closing bracket (torch 1.13). `end` when no literal ends it.
+size_t writtenRangeEnd(const std::string& text, size_t start, size_t end);
+
 inline SourceLocation sourceLocationOf(const torch::jit::SourceRange& original) {
   // The source of a scripted function is its own text (from its `def`), so offsets compare within it.
   SourceLocation loc;
   const std::string& text = flatSourceText(original.source());
-  const size_t start = original.start() - unmatchedOpeningBrackets(text, original.start(), original.end());
-  const size_t end = std::min(text.size(), original.end() + size_t(512));
+  const size_t rangeEnd = writtenRangeEnd(text, original.start(), original.end());
+  const size_t start = original.start() - unmatchedOpeningBrackets(text, original.start(), rangeEnd);
+  const size_t end = std::min(text.size(), rangeEnd + size_t(512));
   loc.window = text.substr(start, end - start);
-  loc.rangeLength = original.end() - start;
+  loc.rangeLength = rangeEnd - start;
   loc.start = start;
   if (auto flc = original.file_line_col()) {
     loc.file = std::get<0>(*flc);

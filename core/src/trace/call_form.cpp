@@ -492,7 +492,9 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
   // A tensor property TorchScript compiles to a prim operator without a source range (`d = x.dtype`
   // is prim::dtype(x), its range dropped): Python read an attribute, which FX records as
   // builtins.getattr(x, 'dtype').
-  if (ns == "prim" && inputs.size() == 1 && isTensorProperty(name)) {
+  // So is `y.real` (aten::real, its range dropped too; `torch.real(y)` keeps its range).
+  const bool complexPart = ns == "aten" && (name == "real" || name == "imag") && !expr;
+  if ((ns == "prim" || complexPart) && inputs.size() == 1 && (isTensorProperty(name) || complexPart)) {
     form.target = fx_target::kGetAttr.qualifiedName;
     form.args = {inputs[0], Argument(name)};
     return form;

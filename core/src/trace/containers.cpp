@@ -51,6 +51,12 @@ void ModuleTracer::registerContainerConverters(ConverterTable& t) {
 }
 
 void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
+  if (auto it = frame.env.find(node->input(0)); it != frame.env.end() && it->second.pendingField) {
+    // `n, c, h, w = x.shape`: unpacking uses the Attribute proxy, which makes its getattr node.
+    Node* made = builder_.materializeField(it->second.pendingField);
+    if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{path_, node->input(0)};
+    it->second = SymValue::ofNode(made);
+  }
   const SymValue in = frame.get(node->input(0));
   const size_t n = node->outputs().size();
   if (isComposite(in) && in.input.items.size() == n) {

@@ -280,6 +280,9 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     return 0;
   }
   applyConcreteLeftOperand(*form);
+  size_t consumed = 1;
+  for (jit::Node* n = first; n != group.back(); n = n->next()) ++consumed;
+  if (deferAttributeRead(*form, group.back()->output(), meta, frame)) return consumed;
   Node* fx = builder_.graph().createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
   // The operators the one FX node stands for, for the inspector.
@@ -287,8 +290,6 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
     fx->meta().schema += (fx->meta().schema.empty() ? "" : "; ") + std::string(n->kind().toQualString());
   for (jit::Node* n : group) fx->meta().random = fx->meta().random || n->isNondeterministic();
   frame.env[group.back()->output()] = SymValue::ofNode(fx);
-  size_t consumed = 1;
-  for (jit::Node* n = first; n != group.back(); n = n->next()) ++consumed;
   return consumed;
 }
 

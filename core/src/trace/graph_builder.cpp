@@ -40,6 +40,7 @@ Node* GraphBuilder::materializeField(const std::shared_ptr<PendingField>& field)
   if (!field->node) {
     Node* container = field->containerField ? materializeField(field->containerField) : field->container;
     field->node = getItem(container, field->index, field->field);
+    if (field->meta) field->node->meta() = *field->meta;
     field->nodeIndex = field->node->index();
     madeFields_.push_back(field);
   }

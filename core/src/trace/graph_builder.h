@@ -31,6 +31,9 @@ struct PendingField {
   /// read by name is its own Attribute proxy in FX, so an operation that reads `top.values`
   /// gets a getattr node of its own (a read bound to a name first, `v = top.values`, is shared).
   bool perRead = false;
+  /// Where the read is in the user's code (a tensor property `w.shape`); null for a field of a
+  /// named tuple, which takes its container's.
+  std::shared_ptr<const NodeMeta> meta;
 };
 
 class GraphBuilder {

@@ -65,7 +65,7 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
 SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
   SymValue s;
   s.arg = Argument("<field " + field + ">");
-  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false});
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false, nullptr});
   s.input.kind = ValueParts::Kind::PendingField;
   s.input.field = s.pendingField;
   return s;
@@ -345,6 +345,12 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
       SymValue later = SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), returnName);
       later.pendingField->perRead = true;
       frame.env[node->outputs()[i]] = std::move(later);
+      continue;
+    }
+    if (stored) {
+      // `vm = torch.var_mean(w, 1)`, then `vm[1]` and `vm[0]`: FX's getitem is made where the code
+      // reads the item, in the order it reads them (TorchScript's graph holds the outputs only).
+      frame.env[node->outputs()[i]] = SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), "");
       continue;
     }
     frame.env[node->outputs()[i]] = SymValue::ofNode(builder_.getItem(fxNode, static_cast<int64_t>(i)));
@@ -658,6 +664,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
   CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));
   applyConcreteLeftOperand(form);
+  if (node->outputs().size() == 1 && deferAttributeRead(form, node->output(), meta, frame)) return;
   Node* fx = builder_.graph().createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {

@@ -257,6 +257,9 @@ class ModuleTracer {
   /// Puts the pending fields held in a list or tuple into the graph (their getattr nodes); true
   /// when there were any.
   bool materializeParts(ValueParts& parts, Argument& arg);
+  /// Holds an attribute read of a Proxy (`form` is builtins.getattr) as a pending field of
+  /// `output`, made at its first use as FX makes it; false, doing nothing, for any other form.
+  bool deferAttributeRead(const CallForm& form, const torch::jit::Value* output, const NodeMeta& meta, Frame& frame);
   bool foldable(torch::jit::Node* node, const Frame& frame) const;
   /// A get_attr node for `target` ("" for a new `_tensor_constantN`). A parameter is a Proxy, one
   /// node per target (`shared`); a buffer or plain tensor is a Python tensor that FX puts into the

@@ -59,6 +59,20 @@ void ModuleTracer::applyConcreteLeftOperand(CallForm& form) const {
 }
 
 
+bool ModuleTracer::deferAttributeRead(const CallForm& form, const jit::Value* output, const NodeMeta& meta, Frame& frame) {
+  // `w.shape` on a Proxy is FX's Attribute proxy, whose getattr node is made at its first use:
+  // `F.layer_norm(x, self.w.shape, self.w, self.b)` records w, b, then getattr_1 = w.shape.
+  if (form.op != OpKind::CallFunction || !fx_target::names(form.target, fx_target::kGetAttr) || form.args.size() != 2 ||
+      !form.kwargs.empty() || !form.args[0].isNode() || builder_.isConcreteTensor(form.args[0].node()))
+    return false;
+  const auto* field = std::get_if<std::string>(&form.args[1].value);
+  if (!field) return false;
+  SymValue read = SymValue::ofPendingField(form.args[0].node(), 0, *field);
+  read.pendingField->meta = std::make_shared<const NodeMeta>(meta);
+  frame.env[output] = std::move(read);
+  return true;
+}
+
 void ModuleTracer::materializeInputs(jit::Node* node, Frame& frame) {
   if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame)) return;
   // A property read of a field not yet in the graph (`v.dtype` of `v = x.max(1).values`) is a

@@ -278,12 +278,12 @@ def write_cmake(path, out, index, cli, compare):
     # It must fail (exit 1) with that message: expect_output.sh checks both, as a pass regex alone does not.
     expect = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(compare))), "support", "expect_output.sh")
     lines.append(f'add_test(fx_parity.self_check.known_difference_fails_on_a_crash bash "{expect}" --exit 1 '
-                 '"torch_einsum: differs from torch.fx otherwise than known_differences/torch_einsum.txt records" '
-                 f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" torch_einsum)')
+                 '"fn_fold: differs from torch.fx otherwise than known_differences/fn_fold.txt records" '
+                 f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" fn_fold)')
     lines.append(f'add_test(fx_parity.self_check.batch_fails_on_a_crash bash "{expect}" --exit 1 '
                  '"tdfx-cli exited with status 1 and printed no .traced N of 2 models. line" '
                  f'"{sys.executable}" "{compare}" --cli /bin/false --cases "{out}" '
-                 f'--batch "{os.path.join(work, "self_check")}" fn_relu torch_einsum)')
+                 f'--batch "{os.path.join(work, "self_check")}" fn_relu fn_fold)')
     lines.append('set_tests_properties(fx_parity.self_check.known_difference_fails_on_a_crash '
                  'fx_parity.self_check.batch_fails_on_a_crash PROPERTIES LABELS fx_parity)')
     tmp = path + ".tmp"

@@ -430,6 +430,26 @@ Argument coerceToSchemaType(const Argument& arg, const c10::TypePtr& schemaType)
 
 std::optional<std::string> writtenNamespace(const std::string& prefix) { return functionNamespace(prefix); }
 
+namespace {
+// `torch.einsum('ij,jk->ik', a, b)`: a Python function with *operands that hands its arguments
+// as given to handle_torch_function, so FX records torch.functional.einsum with them; TorchScript
+// packed the operands into aten::einsum's list. Operands written as one list are spread too:
+// einsum's old interface recurses with `einsum(equation, *operands[0])` before FX sees the call.
+std::optional<CallForm> einsumCall(const py::Expr& call, const torch::jit::Node& node, const std::vector<Argument>& inputs) {
+  if (node.kind() != c10::aten::einsum || inputs.size() < 2) return std::nullopt;
+  const auto callee = py::dottedName(*call.items[0]);
+  if (!callee || (*callee != "torch.einsum" && *callee != "torch.functional.einsum") || !call.keywords.empty())
+    return std::nullopt;
+  const auto* operands = std::get_if<ArgumentList>(&inputs[1].value);
+  if (!operands) return std::nullopt;
+  CallForm form;
+  form.target = "torch.functional.einsum";
+  form.args = {inputs[0]};
+  form.args.insert(form.args.end(), operands->items.begin(), operands->items.end());
+  return form;
+}
+}  // namespace
+
 bool isTensorProperty(const std::string& primName) {
   static const std::set<std::string> properties = {"dtype", "device", "layout", "requires_grad", "is_cuda",
                                                    "is_sparse", "is_quantized", "is_meta", "is_mkldnn", "data"};
@@ -460,6 +480,7 @@ CallForm callFormFor(const torch::jit::Node& node, const py::ExprPtr& expr, cons
         }
         break;
       case K::Call:
+        if (auto form = einsumCall(*e, node, inputs)) return *form;
         if (schema) {
           if (auto form = writtenCall(*e, *schema, inputs, inputNames, attributes)) return *form;
         }

@@ -8,13 +8,21 @@
 //         if i == 0 or self.is_first:
 //             sp = spx[i]
 //
-// Such a statement is found in the function's source: one at the body's own level (it always
-// runs), `NAME = NAME[INT]`, where no node of the graph comes from. It is recorded where it
-// stands, before the first node that comes from source after it.
+// Such a statement is found in the function's source, parsed with TorchScript's own parser: an
+// assignment at the body's own level (it always runs) of `NAME[INT]`, `NAME.shape[INT]` or
+// `NAME.size(INT)`... to one name, where no node of the graph comes from. It is recorded where
+// it stands, before the first node that comes from source after it:
+//
+//     c = x.shape[1]     <- FX: `getattr_1 = x.shape`, `getitem = getattr_1[1]`, 0 users
+//     c = x.shape[0]
 #include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <optional>
 #include <functional>
-#include <regex>
-#include <sstream>
+
+#include <torch/csrc/jit/frontend/parser.h>
+#include <torch/csrc/jit/frontend/tree_views.h>
 
 #include "module_tracer.h"
 
@@ -24,7 +32,47 @@ namespace jit = torch::jit;
 
 namespace {
 
-size_t indentOf(const std::string& line) { return line.find_first_not_of(" \t"); }
+// The function's text for TorchScript's parser, at the same offsets: decorator lines blanked (the
+// parser reads from `def`), and string prefixes (f"...", r'...') turned to spaces, which its
+// lexer does not take (TorchScript's Python frontend did); only the statements' shapes matter here.
+std::string parsableText(const std::string& source) {
+  std::string text = source;
+  const size_t def = text.compare(0, 4, "def ") == 0 ? 0 : text.find("\ndef ");
+  if (def != std::string::npos)
+    for (size_t i = 0; i < def; ++i)
+      if (text[i] != '\n') text[i] = ' ';
+  for (size_t i = 1; i < text.size(); ++i) {
+    if (text[i] != '\'' && text[i] != '"') continue;
+    size_t p = i;
+    while (p > 0 && p + 2 > i && std::strchr("rRbBuUfF", text[p - 1]) && text[p - 1] != '\0') --p;
+    if (p < i && (p == 0 || !(std::isalnum(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '_')))
+      for (size_t k = p; k < i; ++k) text[k] = ' ';
+  }
+  return text;
+}
+
+// `x[INT]`, `x.shape[INT]`, `x.size(INT)`: the dead reads FX records of a Proxy named `x`, or nullopt.
+std::optional<std::pair<std::string, std::pair<std::string, int64_t>>> readOfName(const jit::Expr& e) {
+  using namespace torch::jit;
+  const auto intOf = [](const Expr& i) -> std::optional<int64_t> {
+    if (i.kind() == TK_CONST && Const(i).isIntegral()) return Const(i).asIntegral();
+    if (i.kind() == TK_UNARY_MINUS) {
+      const Expr operand(i.tree()->trees()[0]);
+      if (operand.kind() == TK_CONST && Const(operand).isIntegral()) return -Const(operand).asIntegral();
+    }
+    return std::nullopt;
+  };
+  if (e.kind() != TK_SUBSCRIPT) return std::nullopt;
+  const Subscript subscript(e);
+  if (subscript.subscript_exprs().size() != 1) return std::nullopt;
+  const auto index = intOf(subscript.subscript_exprs()[0]);
+  if (!index) return std::nullopt;
+  const Expr object = subscript.value();
+  if (object.kind() == TK_VAR) return std::make_pair(Var(object).name().name(), std::make_pair(std::string(), *index));
+  if (object.kind() == '.' && Select(object).value().kind() == TK_VAR && Select(object).selector().name() == "shape")
+    return std::make_pair(Var(Select(object).value()).name().name(), std::make_pair(std::string("shape"), *index));
+  return std::nullopt;
+}
 
 // Every node of `block` and its sub-blocks.
 void forEachNode(jit::Block* block, const std::function<void(jit::Node*)>& fn) {
@@ -51,36 +99,26 @@ const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Fu
   std::vector<DeadRead>& found = deadReadsOf_[&fn];
   const std::string source = source_.functionSource(fn);
   if (source.empty() || source.find('[') == std::string::npos) return found;
-  // Lines with their offsets; the body's level is the indentation of the first line after the
-  // header (which ends at the first line ending with ':').
-  std::vector<std::pair<size_t, std::string>> lines;
-  for (size_t at = 0; at < source.size();) {
-    size_t end = source.find('\n', at);
-    if (end == std::string::npos) end = source.size();
-    lines.emplace_back(at, source.substr(at, end - at));
-    at = end + 1;
-  }
-  size_t i = 0;
-  while (i < lines.size()) {
-    std::string s = lines[i].second;
-    const size_t hash = s.find('#');
-    if (hash != std::string::npos) s.erase(hash);
-    s.erase(s.find_last_not_of(" \t\r") + 1);
-    ++i;
-    if (!s.empty() && s.back() == ':') break;
-  }
-  size_t bodyIndent = std::string::npos;
-  static const std::regex read(R"(^([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\[\s*(-?\d{1,9})\s*\]\s*(#.*)?$)");
-  for (; i < lines.size(); ++i) {
-    const std::string& line = lines[i].second;
-    const size_t indent = indentOf(line);
-    if (indent == std::string::npos || line[indent] == '#') continue;
-    if (bodyIndent == std::string::npos) bodyIndent = indent;
-    if (indent != bodyIndent) continue;
-    std::smatch m;
-    const std::string text = line.substr(indent);
-    if (std::regex_match(text, m, read) && m[1].str() != m[2].str())
-      found.push_back({lines[i].first + indent, lines[i].first + line.size(), m[2].str(), std::stoll(m[3].str())});
+  try {
+    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(source)));
+    const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
+    const auto statements = def.statements();
+    for (size_t i = 0; i < statements.size(); ++i) {
+      const torch::jit::Stmt stmt = statements[i];
+      if (stmt.kind() != torch::jit::TK_ASSIGN) continue;
+      const torch::jit::Assign assign(stmt);
+      if (assign.lhs_list().size() != 1 || assign.lhs().kind() != torch::jit::TK_VAR || !assign.rhs().present())
+        continue;
+      const auto read = readOfName(assign.rhs().get());
+      const std::string target = torch::jit::Var(assign.lhs()).name().name();
+      if (!read || read->first == target) continue;
+      // The statement's text runs to the next statement (TorchScript's ranges of a subscript are
+      // its bracket's, not the whole expression's).
+      const size_t end = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
+      found.push_back({stmt.range().start(), end, read->first, read->second.second, read->second.first});
+    }
+  } catch (const std::exception&) {
+    return found;  // source TorchScript's parser does not take: no dead statement is read from it
   }
   if (found.empty()) return found;
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
@@ -127,7 +165,13 @@ void ModuleTracer::recordDeadReadsBefore(jit::Node* node, Frame& frame) {
     if (!container || container->kind != SymValue::Kind::Value || !container->arg.isNode() ||
         container->input.kind != ValueParts::Kind::NodeValue)
       continue;
-    Node* item = builder_.getItem(container->arg.node(), dead.index);
+    Node* object = container->arg.node();
+    if (!dead.attribute.empty()) {
+      object = builder_.getItem(object, 0, dead.attribute);  // `x.shape`: the getattr first
+      object->meta().modulePath = frame.scope.path;
+      object->meta().moduleType = pythonTypeName(frame.scope.module.type());
+    }
+    Node* item = builder_.getItem(object, dead.index);
     item->meta().modulePath = frame.scope.path;
     item->meta().moduleType = pythonTypeName(frame.scope.module.type());
   }

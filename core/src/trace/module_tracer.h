@@ -199,12 +199,14 @@ class ModuleTracer {
   bool convertWarn(torch::jit::Node* node, Frame& frame);
   bool convertIsNone(torch::jit::Node* node, Frame& frame);
 
-  /// A statement `NAME = CONTAINER[INDEX]` at a function body's own level that TorchScript removed
-  /// as dead code (dead_statements.cpp); `begin`, `end`: its offsets in the function's source.
+  /// A statement `NAME = CONTAINER[INDEX]` (or `CONTAINER.ATTRIBUTE[INDEX]`) at a function body's
+  /// own level that TorchScript removed as dead code (dead_statements.cpp); `begin`, `end`: its
+  /// offsets in the function's source.
   struct DeadRead {
     size_t begin = 0, end = 0;
     std::string container;
     int64_t index = 0;
+    std::string attribute;  ///< "shape" for `x.shape[1]`; empty for `x[1]`
   };
   /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
   struct Frame {

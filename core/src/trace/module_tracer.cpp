@@ -6,6 +6,7 @@
 #include <tuple>
 #include <cctype>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -23,23 +24,46 @@ namespace jit = torch::jit;
 
 namespace {
 // torch.nn.Module.named_parameters() and named_buffers(): modules in preorder (named_modules), each
-// one's own tensors in order, a tensor seen before left out. Both share one walk here.
-void collectFirstTensorPaths(const jit::Module& module, const std::string& prefix,
-                             std::map<std::pair<const c10::TensorImpl*, bool>, std::string>& paths,
-                             std::vector<c10::ivalue::Object*>& visited) {
+// one's own tensors in order, a tensor seen before left out. Both share one walk here. `shared`:
+// only those tensors get a path (null: just count each tensor in `seen`, building no path).
+using TensorKey = std::pair<const c10::TensorImpl*, bool>;
+void walkModuleTensors(const jit::Module& module, const std::string& prefix, std::vector<TensorKey>& seen,
+                       const std::set<TensorKey>* shared, std::map<TensorKey, std::string>& paths,
+                       std::vector<c10::ivalue::Object*>& visited) {
   if (std::find(visited.begin(), visited.end(), module._ivalue().get()) != visited.end()) return;
   visited.push_back(module._ivalue().get());
   const auto& type = module.type();
   for (size_t slot = 0; slot < type->numAttributes(); ++slot) {
-    const c10::IValue value = module._ivalue()->getSlot(slot);
+    const c10::IValue& value = module._ivalue()->slots()[slot];
     if (!value.isTensor() || !value.toTensor().defined()) continue;
     const bool parameter = type->is_parameter(slot);
     if (!parameter && !type->is_buffer(slot)) continue;
-    const std::string path = prefix.empty() ? type->getAttributeName(slot) : prefix + "." + type->getAttributeName(slot);
-    paths.emplace(std::make_pair(value.toTensor().unsafeGetTensorImpl(), parameter), path);
+    const TensorKey key{value.toTensor().unsafeGetTensorImpl(), parameter};
+    if (!shared) {
+      seen.push_back(key);
+    } else if (shared->count(key)) {
+      paths.emplace(key, prefix.empty() ? type->getAttributeName(slot) : prefix + "." + type->getAttributeName(slot));
+    }
   }
   for (const auto& child : module.named_children())
-    collectFirstTensorPaths(child.value, prefix.empty() ? child.name : prefix + "." + child.name, paths, visited);
+    walkModuleTensors(child.value, prefix.empty() ? child.name : prefix + "." + child.name, seen, shared, paths, visited);
+}
+
+// The first paths of the tensors that more than one module attribute holds; nothing for the
+// usual module, whose every tensor has one path (a walk without strings finds that out).
+std::map<TensorKey, std::string> firstPathsOfSharedTensors(const jit::Module& root, const std::string& prefix) {
+  std::vector<TensorKey> seen;
+  std::map<TensorKey, std::string> paths;
+  std::vector<c10::ivalue::Object*> visited;
+  walkModuleTensors(root, prefix, seen, nullptr, paths, visited);
+  std::sort(seen.begin(), seen.end());
+  std::set<TensorKey> shared;
+  for (size_t i = 1; i < seen.size(); ++i)
+    if (seen[i] == seen[i - 1]) shared.insert(seen[i]);
+  if (shared.empty()) return paths;
+  visited.clear();
+  walkModuleTensors(root, prefix, seen, &shared, paths, visited);
+  return paths;
 }
 }  // namespace
 
@@ -207,8 +231,7 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
-  std::vector<c10::ivalue::Object*> visited;
-  collectFirstTensorPaths(module.module, module.path, firstTensorPaths_, visited);
+  firstTensorPaths_ = firstPathsOfSharedTensors(module.module, module.path);
   builder_.setTakenNames([root = module.module](const std::string& name) {
     return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
   });

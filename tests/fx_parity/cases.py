@@ -285,6 +285,9 @@ WHOLE = [
      "    return (x - vm[1]) / torch.sqrt(vm[0] + 1e-5)"),
     ("src_meshgrid_constant", "def forward(self, x):\n    gy, gx = torch.meshgrid(torch.arange(3), torch.arange(4), indexing='ij')\n"
      "    return x + (gy * 4 + gx).float()"),
+    ("src_constant_beside_parameter", "def forward(self, x):\n    y = torch.arange(4) + x\n"
+     "    return self.sub(y) + self._tensor_constant0 + torch.ones(4) * 3",
+     "self._tensor_constant0 = nn.Parameter(torch.full((4,), 2.0))\n        self.sub = Masked(torch.ones(4))"),
     ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
      "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]

@@ -53,8 +53,14 @@ Node* GraphBuilder::tensorAttribute(const std::string& attribute, const at::Tens
     if (auto it = attrNodes_.find(attribute); it != attrNodes_.end()) return it->second;
   }
   std::string target = attribute;
-  while (target.empty() || (attribute.empty() && taken_ && taken_(target)))
+  while (target.empty() || (attribute.empty() && taken_ && taken_(target))) {
+    // FX probes each `_tensor_constantN` with hasattr(root, name) while Module.__getattr__ is
+    // patched (torch/fx/_symbolic_trace.py), so a parameter of that name gets its get_attr node
+    // right there, before the constant's, whether the code reads it later or not.
+    if (!target.empty() && rootParameter_ && rootParameter_(target) && !attrNodes_.count(target))
+      attrNodes_.emplace(target, graph_.createNode(OpKind::GetAttr, target));
     target = "_tensor_constant" + std::to_string(tensorConstants_++);
+  }
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   made = true;
   if (attribute.empty()) tensorConstantValues_[target] = t;

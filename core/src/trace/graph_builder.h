@@ -70,6 +70,8 @@ class GraphBuilder {
   /// Names the traced module already has (attributes, methods): FX's `_tensor_constantN` skips
   /// them (`_tensor_constant0` taken by a parameter makes the first constant `_tensor_constant1`).
   void setTakenNames(std::function<bool(const std::string&)> taken) { taken_ = std::move(taken); }
+  /// Whether the traced module has a parameter of that name (of its own, not a submodule's).
+  void setRootParameters(std::function<bool(const std::string&)> isParameter) { rootParameter_ = std::move(isParameter); }
   /// Whether `node` is a get_attr of a tensor FX holds as a plain Python tensor (not shared).
   bool isConcreteTensor(const Node* node) const { return concreteTensorNodes_.count(node) != 0; }
   /// The tensors behind `_tensor_constantN` get_attr nodes, by target.
@@ -83,6 +85,7 @@ class GraphBuilder {
   int tensorConstants_ = 0;
   std::map<std::string, at::Tensor> tensorConstantValues_;
   std::function<bool(const std::string&)> taken_;
+  std::function<bool(const std::string&)> rootParameter_;
 };
 
 }  // namespace tdfx::trace

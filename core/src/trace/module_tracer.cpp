@@ -232,6 +232,11 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
   firstTensorPaths_ = firstPathsOfSharedTensors(module.module, module.path);
+  if (module.path.empty())
+    builder_.setRootParameters([root = module.module](const std::string& name) {
+      const auto slot = root.type()->findAttributeSlot(name);
+      return slot && root.type()->is_parameter(*slot);
+    });
   builder_.setTakenNames([root = module.module](const std::string& name) {
     return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
   });

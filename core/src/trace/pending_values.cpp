@@ -16,6 +16,12 @@ Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tens
   bool made = false;
   Node* fx = builder_.tensorAttribute(attribute, t, shared, made);
   if (made) describeSource(source, frame, fx->meta());
+  // A parameter's node made by a `_tensor_constantN` name probe (GraphBuilder::tensorAttribute)
+  // stands for the value of the parameter's first read, `source`.
+  if (shared && !fx->meta().eagerValue && source->outputs().size() == 1) {
+    describeSource(source, frame, fx->meta());
+    fx->meta().eagerValue = EagerValueRef{path_, source->output()};
+  }
   return fx;
 }
 

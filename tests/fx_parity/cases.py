@@ -288,6 +288,8 @@ WHOLE = [
     ("src_constant_beside_parameter", "def forward(self, x):\n    y = torch.arange(4) + x\n"
      "    return self.sub(y) + self._tensor_constant0 + torch.ones(4) * 3",
      "self._tensor_constant0 = nn.Parameter(torch.full((4,), 2.0))\n        self.sub = Masked(torch.ones(4))"),
+    ("src_scripting_linear", "def forward(self, x):\n    return self.fc(x) + self.fc.weight.sum()",
+     "self.fc = ScriptingLinear(4, 4)"),
     ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
      "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]
@@ -320,6 +322,16 @@ class Masked(nn.Module):
 
     def forward(self, x):
         return x * self.mask
+
+
+class ScriptingLinear(nn.Linear):
+    # timm's Linear: TorchScript compiles the is_scripting() side, FX runs the other.
+    def forward(self, input):
+        if torch.jit.is_scripting():
+            bias = self.bias.to(dtype=input.dtype) if self.bias is not None else None
+            return F.linear(input, self.weight.to(dtype=input.dtype), bias=bias)
+        else:
+            return F.linear(input, self.weight, self.bias)
 
 
 class Block(nn.Module):

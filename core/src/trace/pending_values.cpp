@@ -18,7 +18,7 @@ Node* ModuleTracer::tensorAttribute(const std::string& attribute, const at::Tens
   if (made) describeSource(source, frame, fx->meta());
   // A parameter's node made by a `_tensor_constantN` name probe (GraphBuilder::tensorAttribute)
   // stands for the value of the parameter's first read, `source`.
-  if (shared && !fx->meta().eagerValue && source->outputs().size() == 1) {
+  if (shared && !fx->meta().eagerValue && source->kind() == c10::prim::GetAttr) {
     describeSource(source, frame, fx->meta());
     fx->meta().eagerValue = EagerValueRef{path_, source->output()};
   }

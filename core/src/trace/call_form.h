@@ -10,7 +10,7 @@
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include "python_expr.h"
+#include "source_expr.h"
 #include "tdfx/ir/argument.h"
 #include "tdfx/ir/fx_tables.h"
 #include "tdfx/ir/node.h"

@@ -13,7 +13,7 @@
 #include "tdfx/ir/graph.h"
 #include "call_form.h"
 #include "graph_builder.h"
-#include "python_expr.h"
+#include "source_expr.h"
 #include "source_lookup.h"
 #include "tdfx/nn/source_index.h"
 

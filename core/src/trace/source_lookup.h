@@ -9,7 +9,7 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include "python_expr.h"
+#include "source_expr.h"
 #include "tdfx/nn/source_index.h"
 
 namespace tdfx::trace {

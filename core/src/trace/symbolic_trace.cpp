@@ -5,7 +5,7 @@
 
 #include "call_form.h"
 #include "module_tracer.h"
-#include "python_expr.h"
+#include "source_expr.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
 

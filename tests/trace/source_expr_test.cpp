@@ -1,4 +1,4 @@
-#include "trace/python_expr.h"
+#include "trace/source_expr.h"
 #include "trace/module_tracer.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@ namespace {
 
 using K = Expr::Kind;
 
-TEST(PythonExpr, ParsesCallsWithKeywords) {
+TEST(SourceExpr, ParsesCallsWithKeywords) {
   ExprPtr e = parseExpressionPrefix("torch.softmax(x * mask, dim=1)  # comment");
   ASSERT_TRUE(e);
   ASSERT_EQ(e->kind, K::Call);
@@ -22,9 +22,9 @@ TEST(PythonExpr, ParsesCallsWithKeywords) {
   EXPECT_EQ(e->end, 30u);
 }
 
-TEST(PythonExpr, ReadsComprehensionsAsOneArgument) {
+TEST(SourceExpr, ReadsComprehensionsAsOneArgument) {
   // The keyword after a comprehension was lost: the parser stopped at `for`.
-  ExprPtr e = parseExpressionPrefix("torch.stack([f(x) for f in self.fcs if f is not None], dim=1) + y");
+  ExprPtr e = parseExpressionPrefix("torch.stack([f(x) for f in self.fcs], dim=1) + y");
   ASSERT_TRUE(e);
   ASSERT_EQ(e->kind, K::BinOp);
   const Expr& call = *e->items[0];
@@ -46,11 +46,45 @@ TEST(PythonExpr, ReadsComprehensionsAsOneArgument) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, K::List);
   EXPECT_EQ(e->items.size(), 2u);
-  // An unclosed comprehension is no expression.
+  // An unclosed comprehension is no expression; nor is one with an `if`, which TorchScript rejects.
   EXPECT_FALSE(parseExpressionPrefix("[f(x) for f in fs"));
+  EXPECT_FALSE(parseExpressionPrefix("[f(x) for f in fs if f is not None]"));
 }
 
-TEST(PythonExpr, FindsTheReturnOfTheBranchThatIsNotScripting) {
+// Literals as TorchScript's lexer reads them: the hand-written tokenizer this parser replaced read
+// `x * 2.5e3 + 1e-3` wrongly (issue 54, class 1).
+TEST(SourceExpr, ReadsLiteralsInEverySpelling) {
+  ExprPtr e = parseExpressionPrefix("x * 2.5e3 + 1e-3");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->text, "+");
+  EXPECT_EQ(e->items[0]->text, "*");
+  EXPECT_EQ(e->items[0]->items[1]->text, "2.5e3");
+  EXPECT_EQ(e->items[1]->text, "1e-3");
+  for (const char* literal : {"1E3", "2.", ".5", "0x10", "2.5E+2", "1e-6"}) {
+    e = parseExpressionPrefix(std::string("y - ") + literal + ")");
+    ASSERT_TRUE(e) << literal;
+    EXPECT_EQ(e->items[1]->kind, K::Number) << literal;
+    EXPECT_EQ(e->items[1]->text, literal);
+    EXPECT_EQ(e->end, 4 + std::string(literal).size()) << literal;
+  }
+  // A negative literal is a minus on the number, from the minus on.
+  e = parseExpressionPrefix("x.view(-1, 4)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items[1]->kind, K::UnaryOp);
+  EXPECT_EQ(e->items[1]->begin, 7u);
+  EXPECT_EQ(e->items[1]->items[0]->text, "1");
+  // String prefixes, which TorchScript's lexer does not read, and `not in`.
+  e = parseExpressionPrefix("f(r'\\d', b\"x\") + 1");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->items[0]->items[1]->text, "r'\\d'");
+  EXPECT_EQ(e->items[0]->items[2]->text, "b\"x\"");
+  e = parseExpressionPrefix("k not in d");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::Compare);
+  EXPECT_EQ(e->text, "not in");
+}
+
+TEST(SourceExpr, FindsTheReturnOfTheBranchThatIsNotScripting) {
   const std::string linear =
       "def forward(self, input: torch.Tensor) -> torch.Tensor:\n"
       "    if torch.jit.is_scripting():\n"
@@ -68,7 +102,7 @@ TEST(PythonExpr, FindsTheReturnOfTheBranchThatIsNotScripting) {
                                    "    else:\n        return x * 2\n"));
 }
 
-TEST(PythonExpr, StopsAtTheEndOfTheExpression) {
+TEST(SourceExpr, StopsAtTheEndOfTheExpression) {
   // A window that runs on into an enclosing call and the next line.
   ExprPtr e = parseExpressionPrefix("-z], dim=1).sum()\n  y = 2");
   ASSERT_TRUE(e);
@@ -80,7 +114,7 @@ TEST(PythonExpr, StopsAtTheEndOfTheExpression) {
   EXPECT_EQ(e->positionalCount(), 2u);
 }
 
-TEST(PythonExpr, FollowsPrecedence) {
+TEST(SourceExpr, FollowsPrecedence) {
   ExprPtr e = parseExpressionPrefix("a + b * c ** -d");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->text, "+");
@@ -96,7 +130,7 @@ TEST(PythonExpr, FollowsPrecedence) {
   EXPECT_EQ(e->kind, K::IfExp);
 }
 
-TEST(PythonExpr, ParsesSubscriptsAndSlices) {
+TEST(SourceExpr, ParsesSubscriptsAndSlices) {
   ExprPtr e = parseExpressionPrefix("z.view(z.size(0), -1)[:, 1:k] * 2");
   ASSERT_TRUE(e);
   ExprPtr sub = expressionForRange(e, 29);
@@ -117,7 +151,7 @@ TEST(PythonExpr, ParsesSubscriptsAndSlices) {
   EXPECT_EQ(e->items[1]->items[2]->items[2]->text, "2");
 }
 
-TEST(PythonExpr, ReadsAugmentedAssignmentAsItsOperator) {
+TEST(SourceExpr, ReadsAugmentedAssignmentAsItsOperator) {
   ExprPtr e = parseExpressionPrefix("out += self.shortcut(x)\n  return out");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, K::BinOp);
@@ -126,7 +160,7 @@ TEST(PythonExpr, ReadsAugmentedAssignmentAsItsOperator) {
   EXPECT_EQ(e->end, 23u);
 }
 
-TEST(PythonExpr, WidensACalleeRangeToItsCall) {
+TEST(SourceExpr, WidensACalleeRangeToItsCall) {
   // TorchScript's range for `x.contiguous()` may be `x.contiguou` (one character short).
   ExprPtr root = parseExpressionPrefix("x.contiguous().view(-1)");
   ExprPtr e = expressionForRange(root, 11);
@@ -139,7 +173,7 @@ TEST(PythonExpr, WidensACalleeRangeToItsCall) {
 // scripted modules): `x.abs().exp().add(1.0)` gives its calls the ranges `x.abs` (5),
 // `x.abs().e` (9) and `x.abs().exp()` (13). Each must read as its own call (issue 34, class 1:
 // the third read as the second, and printed `exp_1 = exp.exp()`).
-TEST(PythonExpr, EachCallOfAChainReadsAsItself) {
+TEST(SourceExpr, EachCallOfAChainReadsAsItself) {
   const auto callAt = [](const std::string& text, size_t length) {
     ExprPtr e = expressionForRange(parseExpressionPrefix(text), length);
     return e && e->kind == K::Call && e->items[0]->kind == K::Attribute ? e->items[0]->text : std::string("?");
@@ -160,7 +194,7 @@ TEST(PythonExpr, EachCallOfAChainReadsAsItself) {
 
 // TorchScript's range for `(x + y).transpose(0, 1)` is `x + y).transpos`; widened over the opening
 // bracket (sourceLocationOf), it must read as the method call on the bracketed sum (issue 21).
-TEST(PythonExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {
+TEST(SourceExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {
   ExprPtr root = parseExpressionPrefix("(x + y).transpose(0, 1)\n        m = 1");
   ExprPtr e = expressionForRange(root, 16);
   ASSERT_TRUE(e);
@@ -181,7 +215,7 @@ TEST(PythonExpr, AMethodOfABracketedExpressionStartsAtTheBracket) {
   EXPECT_EQ(unmatchedOpeningBrackets(std::string("((x + y) * 2).sum(1)"), 1, 18), 1u);
 }
 
-TEST(PythonExpr, TellsConstantExpressions) {
+TEST(SourceExpr, TellsConstantExpressions) {
   EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("2 ** 0.5")));
   EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("1.0 / math.sqrt(8)")));
   EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("'mean'")));
@@ -189,7 +223,7 @@ TEST(PythonExpr, TellsConstantExpressions) {
   EXPECT_FALSE(isConstantExpression(*parseExpressionPrefix("x.size(0)")));
 }
 
-TEST(PythonExpr, ParsesStringsAndContainers) {
+TEST(SourceExpr, ParsesStringsAndContainers) {
   ExprPtr e = parseExpressionPrefix("f('a,)', {'k': [1, (2, 3)]}, *xs)");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->items[1]->kind, K::String);
@@ -200,7 +234,7 @@ TEST(PythonExpr, ParsesStringsAndContainers) {
   EXPECT_FALSE(parseExpressionPrefix(")"));
 }
 
-TEST(PythonExpr, ReadsFunctionHeaders) {
+TEST(SourceExpr, ReadsFunctionHeaders) {
   const std::string src =
       "    @torch.jit.export\n"
       "    def forward(self, x: torch.Tensor, k: int = 2,\n"
@@ -221,6 +255,11 @@ TEST(PythonExpr, ReadsFunctionHeaders) {
   EXPECT_TRUE(h->parameters[1].annotation.empty());
   EXPECT_FALSE(parseFunctionHeader("def forward_all(self):\n", "forward"));
   EXPECT_FALSE(parseFunctionHeader("def forward(self, *args):\n", "forward"));
+  EXPECT_FALSE(parseFunctionHeader("def forward(self, x, *, k: int):\n", "forward"));
+  h = parseFunctionHeader("def forward(self, x, eps: float = -1e-5, s: str = r'a'):\n    return x\n", "forward");
+  ASSERT_TRUE(h);
+  EXPECT_EQ(h->parameters[2].defaultText, "-1e-5");
+  EXPECT_EQ(h->parameters[3].defaultText, "r'a'");
 }
 
 }  // namespace

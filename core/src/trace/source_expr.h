@@ -1,6 +1,8 @@
 #pragma once
-// A parser of Python expressions: the user's source text behind a TorchScript node, read back
-// into the call, operator or subscript the user wrote (after Python's ast module, expressions only).
+// The user's source text behind a TorchScript node, read into the call, operator or subscript the
+// user wrote. TorchScript's own parser (torch::jit::Parser, the grammar that accepted this very
+// source) reads it; this file only turns its trees into a view with whole-text extents, since the
+// parser's ranges cover one token of a node (a call's `(`, an operator, a selector).
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,7 +47,8 @@ struct Expr {
 };
 
 /// Parses the longest expression at the start of `text` (a window of source that may go on past
-/// the expression, into the rest of a line or an enclosing call). Null when no expression starts there.
+/// the expression, into the rest of a line or an enclosing call). Null when no expression starts
+/// there, or when TorchScript's parser does not read it (a window cut inside an expression).
 /// An augmented assignment `a += b` reads as the BinOp `a + b` (what torch.fx records for it).
 ExprPtr parseExpressionPrefix(const std::string& text);
 
@@ -80,7 +83,8 @@ struct FunctionHeader {
   std::vector<Parameter> parameters;
   std::string returnAnnotation;  ///< empty when none
 };
-/// Finds `def name(` in `source` and reads its header; nullopt when it cannot.
+/// Finds `def name(` in `source` and reads its header with TorchScript's parser; nullopt when it
+/// cannot, or when the signature is not plain (`*args`, a bare `*`).
 std::optional<FunctionHeader> parseFunctionHeader(const std::string& source, const std::string& name);
 
 }  // namespace tdfx::trace::py

@@ -54,6 +54,19 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch.nn.functional as fn
+
+
+def _fz_affine(t, n: int):
+    return t * n + 1
+
+
+class _FzScale(nn.Module):
+    def __init__(self, m: torch.Tensor):
+        super().__init__()
+        self.register_buffer("m", m)
+
+    def forward(self, t):
+        return t * self.m
 """
 
 
@@ -334,14 +347,20 @@ def execute(info, got_code):
     tensors, plain = inputs_for(mod)
     try:
         root = layout_root(obj, info["wrap"])
+        # Tensors FX computes while tracing live on its GraphModule (`_tensor_constant0`), not on
+        # the module: the printed code reads them there, under the names both tracers give them.
+        # A sequential's child holds its own (`0.module._tensor_constant0`).
+        _graph, _code, traced = reference(copy.deepcopy(obj), info["wrap"], info["name"])
+        for node in traced.graph.nodes:
+            *path, attr = node.target.split(".") if node.op == "get_attr" else ["", ""]
+            if not attr.startswith("_tensor_constant"):
+                continue
+            owner, source = root, traced
+            for part in path:
+                owner, source = getattr(owner, part), getattr(source, part)
+            if not hasattr(owner, attr):
+                setattr(owner, attr, getattr(source, attr))
         if info["wrap"] == "plain":
-            # Tensors FX computes while tracing live on its GraphModule (`_tensor_constant0`), not on
-            # the module: the printed code reads them there, under the names both tracers give them.
-            import torch.fx
-            reference = torch.fx.symbolic_trace(obj)
-            for attr in dir(reference):
-                if attr.startswith("_tensor_constant") and not hasattr(root, attr):
-                    setattr(root, attr, getattr(reference, attr))
             names = mod.P0.forward.__code__.co_varnames[:mod.P0.forward.__code__.co_argcount]
             args = [plain[n] for n in ("x", "y") if n in names]
             kwargs = {"mask": plain["mask"]} if "mask" in names else {}

@@ -15,6 +15,10 @@ Issue 34 added the forms of public model code (timm, torchrl) the tracer got wro
 as slice bounds after method chains and as scalars passed on, f-strings in asserts, tensor
 properties read as values, list concatenation, slicing, insert, extend, pop and reverse,
 comprehensions followed by keyword arguments, torch.split, and buffers on the left of operators.
+Issue 54 added the statements FX records because it runs the source: assignments overwritten later
+and reads never used, literals in every spelling TorchScript accepts, keyword arguments holding
+dtypes, devices and layouts, tuple results read in any order, helper functions and staticmethods
+(work on constants in them folded), and buffers shared between submodules.
 Programs are wrapped as plain modules, TensorDictModules or (nested) TensorDictSequentials.
 """
 import random
@@ -34,6 +38,9 @@ class Stmt:
     helpers: List[str] = field(default_factory=list)  # method definitions
     params: List[str] = field(default_factory=list)   # extra forward parameters it needs: y, mask, scale
     idiom: str = ""
+    # Lines whose value nobody reads (a read never used, an assignment overwritten): TorchScript
+    # drops them, FX records them. They keep no value alive: a value read only there is returned.
+    dead: List[int] = field(default_factory=list)
 
 
 @dataclass
@@ -67,7 +74,7 @@ class Program:
         # TorchScript drops dead code when it compiles, and FX records it: no archive keeps a value
         # nobody reads, so every value is read, added into the first output.
         def read_later(i):
-            later = "\n".join(line for s in kept[i + 1:] for line in s.lines)
+            later = "\n".join(line for s in kept[i + 1:] for j, line in enumerate(s.lines) if j not in s.dead)
             return re.search(rf"(?<![.\w]){kept[i].defines}\b", later) is not None
         dead = [s.defines for i, s in enumerate(kept[:-len(outs)]) if not read_later(i)]
         if dead:
@@ -340,9 +347,62 @@ class Generator:
         return Stmt([form.format(a=a, b=b, v=v, k=k)], v, [a, b],
                     members=[f"self.register_buffer('s{k}', torch.randn({D}))"], idiom="buffer_operand")
 
+    # Statements of issue 54: what FX records because it runs the forward's source, where
+    # TorchScript's compiled graph holds it in another form or not at all.
+    def overwritten(self, a, b):
+        v, _ = self.new("overwritten")
+        form, dead = self.pick([
+            (["c{v} = {a}.shape[1]", "c{v} = {a}.shape[-1]", "{v} = {a} * c{v}"], [0]),  # overwritten before a read
+            (["u{v} = {a}[0]", "{v} = {a} + {b}"], [0]),                                # a read never used
+            (["u{v} = {b}.shape[0]", "{v} = {a}.relu()"], [0]),
+        ])
+        return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="overwritten", dead=dead)
+
+    def literals(self, a, b):
+        v, _ = self.new("literals")
+        form = self.pick(["{a} * 2.5e3 + 1e-3", "({a} > 1e-3).float() * {b}", "{a} * 1E3 - 2.", "{a} * .5 + 2.5E+2",
+                          "{a} / 1e-6 * 1e-6", "{a} * -1.5e-2 + {b}", "torch.clamp({a}, min=-1e-1, max=1E1)",
+                          "{a} + 0x10", "{a} * 1e10 / 1e10", "F.layer_norm({a}, [8], eps=1e-06)"])
+        return Stmt([f"{v} = " + form.format(a=a, b=b)], v, [a, b], idiom="literals")
+
+    def dtype_kwargs(self, a, b):
+        v, _ = self.new("dtype_kwargs")
+        form = self.pick(["F.softmax({a}, dim=-1, dtype=torch.float32)",
+                          "{a}.sum(-1, keepdim=True, dtype=torch.float64).float() + {b}",
+                          "torch.zeros_like({a}, dtype=torch.float32) + {a}",
+                          "torch.ones_like({a}, dtype=torch.float32, layout=torch.strided) * {b}",
+                          "{a}.to(dtype=torch.float64, device='cpu').float()",
+                          "torch.full_like({a}, 2.0, device=torch.device('cpu')) * {b}",
+                          "{a}.cumsum(dim=1, dtype=torch.float32)"])
+        return Stmt([f"{v} = " + form.format(a=a, b=b)], v, [a, b], idiom="dtype_kwargs")
+
+    def tuple_order(self, a, b):
+        v, _ = self.new("tuple_order")
+        form = self.pick([
+            ["vm{v} = torch.var_mean({a}, -1, keepdim=True)", "{v} = ({a} - vm{v}[1]) / torch.sqrt(vm{v}[0] + 1e-5)"],
+            ["mx{v} = {a}.max(-1)", "{v} = {b} * mx{v}[1].unsqueeze(-1).float() + mx{v}[0].unsqueeze(-1)"],
+            ["s{v} = {a}.sort(-1)", "{v} = s{v}.indices.float() + s{v}.values"],
+            ["p{v} = torch.chunk({a}, 2, -1)", "{v} = torch.cat([p{v}[1], p{v}[0]], -1)"],
+        ])
+        return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="tuple_order")
+
+    def static_helper(self, a, b):
+        v, k = self.new("static_helper")
+        form = self.pick(["self._st{k}({a}, 2)", "_fz_affine({a}, 3) - {b}", "self._st{k}(_fz_affine({a}, 2), 1)",
+                          "{a} + self._ramp{k}({D})"])
+        helpers = [f"@staticmethod\ndef _st{k}(t, n: int):\n    return t * n + 1",
+                   f"@staticmethod\ndef _ramp{k}(n: int):\n    return torch.arange(n).float() / n"]
+        return Stmt([f"{v} = " + form.format(a=a, b=b, k=k, D=D)], v, [a, b], helpers=helpers, idiom="static_helper")
+
+    def shared_buffer(self, a, b):
+        v, k = self.new("shared_buffer")
+        members = [f"m{k} = torch.randn({D})", f"self.sa{k} = _FzScale(m{k})", f"self.sb{k} = _FzScale(m{k})"]
+        return Stmt([f"{v} = self.sa{k}({a}) + self.sb{k}({b})"], v, [a, b], members=members, idiom="shared_buffer")
+
     IDIOMS = ["unary", "binary", "bracketed_method", "leaf", "named_tuple", "slice_", "list_loop", "attention",
               "helper", "weights", "gated", "optional", "no_grad", "containers", "shadowing", "functional",
-              "attribute_bounds", "traced_text", "list_ops", "buffer_operand"]
+              "attribute_bounds", "traced_text", "list_ops", "buffer_operand",
+              "overwritten", "literals", "dtype_kwargs", "tuple_order", "static_helper", "shared_buffer"]
 
     def shadowing(self, a, b):
         v, _ = self.new("shadowing")

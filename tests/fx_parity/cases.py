@@ -290,6 +290,8 @@ WHOLE = [
      "self._tensor_constant0 = nn.Parameter(torch.full((4,), 2.0))\n        self.sub = Masked(torch.ones(4))"),
     ("src_scripting_linear", "def forward(self, x):\n    return self.fc(x) + self.fc.weight.sum()",
      "self.fc = ScriptingLinear(4, 4)"),
+    ("src_staticmethod_constant", "def forward(self, x):\n    return self.grid(x) * 2",
+     "self.grid = Grid()"),
     ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
      "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]
@@ -322,6 +324,17 @@ class Masked(nn.Module):
 
     def forward(self, x):
         return x * self.mask
+
+
+class Grid(nn.Module):
+    # Work on constants in a staticmethod: Python runs it while FX traces (issue 54, class 7).
+    @staticmethod
+    def coords(h: int, w: int):
+        gy, gx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing='ij')
+        return torch.stack([gy, gx], 0).float()
+
+    def forward(self, x):
+        return x + self.coords(2, 4).flatten(1)
 
 
 class ScriptingLinear(nn.Linear):

@@ -42,6 +42,11 @@ TEST(SourceExpr, ReadsComprehensionsAsOneArgument) {
   EXPECT_EQ(e->positionalCount(), 2u);
   EXPECT_EQ(e->items[1]->items[1]->kind, K::Comprehension);
   EXPECT_EQ(e->items[1]->items[1]->text, "(");
+  // A window that starts at the element, as a node inside the comprehension has: the element.
+  e = parseExpressionPrefix("x * i for i in range(3)], dim=0)");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, K::BinOp);
+  EXPECT_EQ(e->end, 5u);
   e = parseExpressionPrefix("[a, b]");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->kind, K::List);
@@ -221,6 +226,24 @@ TEST(SourceExpr, TellsConstantExpressions) {
   EXPECT_TRUE(isConstantExpression(*parseExpressionPrefix("'mean'")));
   EXPECT_FALSE(isConstantExpression(*parseExpressionPrefix("k + 1")));
   EXPECT_FALSE(isConstantExpression(*parseExpressionPrefix("x.size(0)")));
+}
+
+// `mx = x.max(-1)`, then `mx[1]`: FX's getitem at each read, where `mx.indices` is a getattr.
+TEST(SourceExpr, TellsReadsOfAFieldByNameOrIndex) {
+  ExprPtr e = parseExpressionPrefix("b * mx[1].unsqueeze(-1).float()");
+  ASSERT_TRUE(e);
+  const Expr& unsqueeze = *e->items[1]->items[0]->items[0];  // mx[1].unsqueeze(-1)
+  ASSERT_EQ(unsqueeze.kind, K::Call);
+  EXPECT_TRUE(operandReadsItem(unsqueeze, 1));
+  EXPECT_FALSE(operandReadsItem(unsqueeze, 0));
+  EXPECT_FALSE(operandReadsField(unsqueeze, "indices"));
+  e = parseExpressionPrefix("(w - vm[-1]) / 2");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(operandReadsItem(*e->items[0], -1));
+  e = parseExpressionPrefix("top.values + 1");
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(operandReadsField(*e, "values"));
+  EXPECT_FALSE(operandReadsItem(*e, 0));
 }
 
 TEST(SourceExpr, ParsesStringsAndContainers) {

@@ -10,7 +10,7 @@
 
 #include "call_form.h"
 #include "tdfx/ir/fx_tables.h"
-#include "module_tracer.h"
+#include "trace_context.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
 
@@ -18,57 +18,57 @@ namespace tdfx::trace {
 
 namespace jit = torch::jit;
 
-void ModuleTracer::registerCallConverters(ConverterTable& t) {
-  t.add(c10::prim::GetAttr, &ModuleTracer::always<&ModuleTracer::convertGetAttr>);
-  t.add(c10::prim::CallMethod, &ModuleTracer::always<&ModuleTracer::convertCallMethod>);
-  t.add(c10::prim::CallFunction, &ModuleTracer::always<&ModuleTracer::convertCallFunction>);
-  t.add(c10::prim::tolist, &ModuleTracer::convertToList);
+void registerCallConverters(ConverterTable& t) {
+  t.add(c10::prim::GetAttr, &always<&convertGetAttr>);
+  t.add(c10::prim::CallMethod, &always<&convertCallMethod>);
+  t.add(c10::prim::CallFunction, &always<&convertCallFunction>);
+  t.add(c10::prim::tolist, &convertToList);
 }
 
 // `x.tolist()` on a Proxy: FX records call_method tolist (x). TorchScript compiles it to
 // prim::tolist(x, dim, elem_type), with the nesting and element type taken from the annotation
 // (`v: List[List[float]] = x.tolist()`); the node's schema keeps that type, so the printed graph
 // runs as the model did (runtime/call_emitter.cpp).
-bool ModuleTracer::convertToList(jit::Node* node, Frame& frame) {
+bool convertToList(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& self = frame.get(node->input(0));
-  if (!self.arg.isNode() || builder_.isConcreteTensor(self.arg.node())) return false;
+  if (!self.arg.isNode() || cx.builder.isConcreteTensor(self.arg.node())) return false;
   NodeMeta meta;
-  describeSource(node, frame, meta);
-  Node* fx = builder_.graph().createNode(OpKind::CallMethod, "tolist", {self.arg}, {});
+  describeSource(cx, node, frame, meta);
+  Node* fx = cx.builder.graph().createNode(OpKind::CallMethod, "tolist", {self.arg}, {});
   fx->meta() = meta;
   fx->meta().schema = "prim::tolist(Tensor self) -> " + node->output()->type()->annotation_str();
-  setOutputs(node, fx, 1, frame);
+  setOutputs(cx, node, fx, 1, frame);
   return true;
 }
 
-void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
+void convertCallMethod(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& self = frame.get(node->input(0));
-  if (self.kind != SymValue::Kind::Module) fail(node, frame, "method call on a non-module object is not supported");
+  if (self.kind != SymValue::Kind::Module) fail(cx, node, frame, "method call on a non-module object is not supported");
   const std::string methodName = node->s(c10::attr::name);
   const ModuleRef& target = *self.module;
   std::vector<SymValue> args;
   for (size_t i = 1; i < node->inputs().size(); ++i) {
     args.push_back(frame.get(node->input(i)));
-    if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
+    if (args.back().kind == SymValue::Kind::Module) fail(cx, node, frame, "passing modules as arguments is not supported");
   }
   // TorchScript compiles `self.lstm(x)` on a dynamically quantized RNN, whose Python forward is
   // @torch.jit.ignore'd and dispatches on the input's type, to its exported `forward_tensor`.
   const bool leafForward = isForwardMethod(methodName) || methodName == "forward_tensor";
   if (leafForward && isLeafModule(target.module) && !target.path.empty() && target.path != frame.scope.path) {
-    setOutputs(node, createLeafCall(node, frame, target, methodName, args), 1, frame);
+    setOutputs(cx, node, createLeafCall(cx, node, frame, target, methodName, args), 1, frame);
     return;
   }
   auto method = target.module.find_method(methodName);
-  if (!method) fail(node, frame, "module '" + target.path + "' has no method '" + methodName + "'");
-  if (Node* fx = scriptingElseCall(node, frame, target, method->function(), args)) {
-    setOutputs(node, fx, node->outputs().size(), frame);
+  if (!method) fail(cx, node, frame, "module '" + target.path + "' has no method '" + methodName + "'");
+  if (Node* fx = scriptingElseCall(cx, node, frame, target, method->function(), args)) {
+    setOutputs(cx, node, fx, node->outputs().size(), frame);
     return;
   }
   std::vector<SymValue> callArgs = args;
   callArgs.insert(callArgs.begin(), self);
   // Undo state for the fallback below, lists included: the call may change a list its caller
   // holds (shareListChange), with nodes the rollback erases.
-  const GraphBuilder::Mark mark = builder_.mark();
+  const GraphBuilder::Mark mark = cx.builder.mark();
   // Only a list passed in can be changed by the call: the snapshot is taken only then (this runs
   // for every inlined call).
   std::vector<std::tuple<Frame*, const jit::Value*, SymValue>> lists;
@@ -77,28 +77,28 @@ void ModuleTracer::convertCallMethod(jit::Node* node, Frame& frame) {
   };
   const bool passesList =
       std::any_of(args.begin(), args.end(), [&](const SymValue& a) { return holdsList(a.input); });
-  for (Frame* f : passesList ? frames_ : std::vector<Frame*>())
+  for (Frame* f : passesList ? cx.frames : std::vector<Frame*>())
     for (const auto& [value, held] : f->env)
       if (held.input.kind == ValueParts::Kind::List && held.input.listId != 0) lists.emplace_back(f, value, held);
   try {
-    const PathStep step(path_, node);
+    const PathStep step(cx.path, node);
     auto outputs =
-        inlineGraph(*jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1,
+        inlineGraph(cx, *jit::toGraphFunction(method->function()).graph(), std::move(callArgs), target, frame.depth + 1,
                     &method->function());
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
   } catch (const DataDependentError& e) {
     // Control flow on tensor data cannot be flattened into one graph: keep this submodule whole,
     // as one call_module node, and say why in its metadata.
     if (!isForwardMethod(methodName) || target.path.empty()) throw;
-    builder_.rollBackTo(mark);
+    cx.builder.rollBackTo(mark);
     for (auto& [f, value, held] : lists) f->env[value] = std::move(held);
-    Node* fx = createLeafCall(node, frame, target, methodName, args);
+    Node* fx = createLeafCall(cx, node, frame, target, methodName, args);
     fx->meta().leafReason = e.what();
-    setOutputs(node, fx, 1, frame);
+    setOutputs(cx, node, fx, 1, frame);
   }
 }
 
-void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
+void describeModule(const jit::Module& module, NodeMeta& meta) {
   // __constants__ (in_features, stride, ...) are constants of the TorchScript class; listed in the
   // order the Python class declares them, as FxGraphDrawer prints them.
   const c10::ClassTypePtr& type = module.type();
@@ -132,10 +132,10 @@ void ModuleTracer::describeModule(const jit::Module& module, NodeMeta& meta) {
     meta.parameters.push_back({b.name, b.value.sizes().vec(), b.value.scalar_type(), true});
 }
 
-Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
+Node* createLeafCall(TraceContext& cx, jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,
                                    const std::vector<SymValue>& args) {
   NodeMeta meta;
-  const py::ExprPtr expr = describeSource(node, frame, meta);
+  const py::ExprPtr expr = describeSource(cx, node, frame, meta);
   std::vector<Argument> fxArgs;
   Kwargs fxKwargs;
   for (const SymValue& a : args) fxArgs.push_back(a.arg);
@@ -150,37 +150,37 @@ Node* ModuleTracer::createLeafCall(jit::Node* node, Frame& frame, const ModuleRe
       fxKwargs = std::move(form->kwargs);
     }
   }
-  Node* fx = builder_.graph().createNode(OpKind::CallModule, target.path, std::move(fxArgs), std::move(fxKwargs));
+  Node* fx = cx.builder.graph().createNode(OpKind::CallModule, target.path, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = std::move(meta);
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
   describeModule(target.module, fx->meta());
-  moduleTypes_.emplace(target.path, fx->meta().moduleType);
+  cx.moduleTypes.emplace(target.path, fx->meta().moduleType);
   return fx;
 }
 
-void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
+void convertCallFunction(TraceContext& cx, jit::Node* node, Frame& frame) {
   auto fnType = node->input(0)->type()->cast<c10::FunctionType>();
-  if (!fnType) fail(node, frame, "call of a value that is not a function");
+  if (!fnType) fail(cx, node, frame, "call of a value that is not a function");
   jit::Function* fn = fnType->function();
   const std::string qualified = pythonQualifiedName(fn->qualname().qualifiedName());
   std::vector<SymValue> args;
   for (size_t i = 1; i < node->inputs().size(); ++i) {
     args.push_back(frame.get(node->input(i)));
-    if (args.back().kind == SymValue::Kind::Module) fail(node, frame, "passing modules as arguments is not supported");
+    if (args.back().kind == SymValue::Kind::Module) fail(cx, node, frame, "passing modules as arguments is not supported");
   }
   const generated::CallableSpelling* callable = findCallable(qualified);
   if ((!callable && qualified.rfind("torch.", 0) != 0) || (callable && callable->kind == CallKind::TracedThrough)) {
     // A user's function, or a torch function written in Python that FX runs: FX traces through
     // it, so inline it. (Functions registered with torch.fx.wrap stay one call.)
-    const PathStep step(path_, node);
-    auto outputs = inlineGraph(*jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1, fn);
+    const PathStep step(cx.path, node);
+    auto outputs = inlineGraph(cx, *jit::toGraphFunction(*fn).graph(), std::move(args), frame.scope, frame.depth + 1, fn);
     for (size_t i = 0; i < outputs.size(); ++i) frame.env[node->outputs()[i]] = outputs[i];
     return;
   }
   // A torch library function (torch.nn.functional.*) is one call_function node, as in FX.
   NodeMeta meta;
-  const py::ExprPtr expr = describeSource(node, frame, meta);
+  const py::ExprPtr expr = describeSource(cx, node, frame, meta);
   // A scalar passed for a BroadcastingList parameter (`F.adaptive_max_pool2d(x, b)`, b an int):
   // TorchScript widens it to [b, b] at the call; Python passes the scalar, and FX records it. A
   // list the user wrote (`[b, b]`) is a list display in the call's text.
@@ -236,10 +236,10 @@ void ModuleTracer::convertCallFunction(jit::Node* node, Frame& frame) {
       --keep;
     fxArgs.resize(keep);
   }
-  Node* fx = builder_.graph().createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
+  Node* fx = cx.builder.graph().createNode(OpKind::CallFunction, target, std::move(fxArgs), std::move(fxKwargs));
   fx->meta() = meta;
   fx->meta().schema = fn->getSchema().operator_name().name;
-  setOutputs(node, fx, node->outputs().size(), frame);
+  setOutputs(cx, node, fx, node->outputs().size(), frame);
 }
 
 }  // namespace tdfx::trace

@@ -1,7 +1,7 @@
 // The parts of ModuleTracer for Python's lists, tuples and dicts, which Python builds, changes and
 // reads while FX traces: their items are tracked, not recorded (unpacking, `append`, `len`, `+`,
 // slices, dicts with constant keys).
-#include "module_tracer.h"
+#include "trace_context.h"
 #include "tdfx/ir/fx_target.h"
 
 #include <algorithm>
@@ -23,6 +23,8 @@ SymValue itemOf(const SymValue& composite, size_t i) {
   SymValue item;
   item.arg = (*composite.arg.items())[i];
   item.input = composite.input.items[i];
+  if (item.input.kind == ValueParts::Kind::Constant && item.input.pendingTensor)
+    return SymValue::ofPendingTensor(item.input.constant.toTensor(), item.input.tensorTarget);
   if (item.input.kind == ValueParts::Kind::Constant) item.constant = item.input.constant;
   if (item.input.kind == ValueParts::Kind::PendingField && item.input.field) {
     // A field the list held before any recorded operation used it: still pending, or its node.
@@ -34,29 +36,25 @@ SymValue itemOf(const SymValue& composite, size_t i) {
 
 }  // namespace
 
-void ModuleTracer::registerContainerConverters(ConverterTable& t) {
+void registerContainerConverters(ConverterTable& t) {
   for (const c10::Symbol s : {c10::prim::TupleUnpack, c10::prim::ListUnpack})
-    t.add(s, &ModuleTracer::always<&ModuleTracer::convertUnpack>);
+    t.add(s, &always<&convertUnpack>);
   for (const c10::Symbol s : {c10::prim::ListConstruct, c10::prim::TupleConstruct})
-    t.add(s, &ModuleTracer::always<&ModuleTracer::convertConstruct>);
-  t.add(c10::prim::DictConstruct, &ModuleTracer::always<&ModuleTracer::convertDictConstruct>);
+    t.add(s, &always<&convertConstruct>);
+  t.add(c10::prim::DictConstruct, &always<&convertDictConstruct>);
   // On lists built in forward; on tensors (and other values) these are operators.
-  for (const c10::Symbol s : {c10::aten::add, c10::aten::slice}) t.add(s, &ModuleTracer::convertListOperation);
-  for (const c10::Symbol s : {c10::aten::dict, c10::aten::_set_item}) t.add(s, &ModuleTracer::convertDictOperation);
+  for (const c10::Symbol s : {c10::aten::add, c10::aten::slice}) t.add(s, &convertListOperation);
+  for (const c10::Symbol s : {c10::aten::dict, c10::aten::_set_item}) t.add(s, &convertDictOperation);
   for (const char* s : {"aten::append", "aten::extend", "aten::insert", "aten::pop", "aten::_set_item", "aten::clear",
                         "aten::remove", "aten::reverse"})
-    t.add(c10::Symbol::fromQualString(s), &ModuleTracer::convertListMutation);
+    t.add(c10::Symbol::fromQualString(s), &convertListMutation);
   for (const c10::Symbol s : {c10::prim::TupleIndex, c10::aten::__getitem__, c10::aten::len})
-    t.add(s, &ModuleTracer::convertContainerRead);
+    t.add(s, &convertContainerRead);
 }
 
-void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
-  if (auto it = frame.env.find(node->input(0)); it != frame.env.end() && it->second.pendingField) {
-    // `n, c, h, w = x.shape`: unpacking uses the Attribute proxy, which makes its getattr node.
-    Node* made = builder_.materializeField(it->second.pendingField);
-    if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{path_, node->input(0)};
-    it->second = SymValue::ofNode(made);
-  }
+void convertUnpack(TraceContext& cx, jit::Node* node, Frame& frame) {
+  // `n, c, h, w = x.shape`: unpacking uses the Attribute proxy, which makes its getattr node.
+  materializePendingField(cx, node->input(0), frame);
   const SymValue in = frame.get(node->input(0));
   const size_t n = node->outputs().size();
   if (isComposite(in) && in.input.items.size() == n) {
@@ -65,17 +63,17 @@ void ModuleTracer::convertUnpack(jit::Node* node, Frame& frame) {
   }
   if (in.constant && (in.constant->isTuple() || in.constant->isList())) {
     const auto items = in.constant->isTuple() ? in.constant->toTupleRef().elements().vec() : in.constant->toListRef().vec();
-    if (items.size() != n) fail(node, frame, "unpacking " + std::to_string(items.size()) + " values into " + std::to_string(n));
+    if (items.size() != n) fail(cx, node, frame, "unpacking " + std::to_string(items.size()) + " values into " + std::to_string(n));
     for (size_t i = 0; i < n; ++i) frame.env[node->outputs()[i]] = SymValue::ofConstant(items[i]);
     return;
   }
-  if (!in.arg.isNode()) fail(node, frame, "unpacking a value that is neither a node nor a known tuple or list");
+  if (!in.arg.isNode()) fail(cx, node, frame, "unpacking a value that is neither a node nor a known tuple or list");
   // A tuple or list computed at run time: read each element with operator.getitem, as FX does.
   for (size_t i = 0; i < n; ++i)
-    frame.env[node->outputs()[i]] = SymValue::ofNode(builder_.getItem(in.arg.node(), static_cast<int64_t>(i)));
+    frame.env[node->outputs()[i]] = SymValue::ofNode(cx.builder.getItem(in.arg.node(), static_cast<int64_t>(i)));
 }
 
-void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
+void convertDictConstruct(TraceContext& cx, jit::Node* node, Frame& frame) {
   // `{'p': a, 'q': b}`: a Python dict while FX traces. Read back with a constant key (`d['p']`),
   // an item is its value; returned, FX keeps the dict in the output.
   SymValue out;
@@ -83,7 +81,7 @@ void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
   auto& items = frame.dicts[node->output()];
   for (size_t i = 0; i + 1 < node->inputs().size(); i += 2) {
     const SymValue& key = frame.get(node->input(i));
-    if (!key.constant) fail(node, frame, "dict keys must be constants");
+    if (!key.constant) fail(cx, node, frame, "dict keys must be constants");
     dict.keys.push_back(key.arg);
     dict.values.push_back(frame.get(node->input(i + 1)).arg);
     items.emplace_back(*key.constant, frame.get(node->input(i + 1)));
@@ -99,11 +97,11 @@ void ModuleTracer::convertDictConstruct(jit::Node* node, Frame& frame) {
   };
   for (const jit::Use& use : node->output()->uses())
     if (!returned(use.user) && use.user->kind() != c10::aten::__getitem__)
-      fail(node, frame, "dicts built in forward are supported as return values and read with constant keys only");
+      fail(cx, node, frame, "dicts built in forward are supported as return values and read with constant keys only");
   frame.env[node->output()] = std::move(out);
 }
 
-bool ModuleTracer::convertDictOperation(jit::Node* node, Frame& frame) {
+bool convertDictOperation(TraceContext& cx, jit::Node* node, Frame& frame) {
   // `out = OrderedDict()` then `out["aux"] = x` (torchvision's IntermediateLayerGetter and
   // segmentation heads): a Python dict filled while FX traces; returned, FX keeps the dict.
   if (node->kind() == c10::aten::dict && node->inputs().empty() && node->outputs().size() == 1 &&
@@ -128,14 +126,14 @@ bool ModuleTracer::convertDictOperation(jit::Node* node, Frame& frame) {
       c10::IValue keyValue;
       if (const auto* text = std::get_if<std::string>(&key.value)) keyValue = *text;
       else if (const auto* number = std::get_if<int64_t>(&key.value)) keyValue = *number;
-      else fail(node, frame, "a dict returned by a call is written, and one of its keys is neither a string nor an int");
-      if (!known.values[k].isNode()) fail(node, frame, "a dict returned by a call is written, and one of its values is not a graph value");
+      else fail(cx, node, frame, "a dict returned by a call is written, and one of its keys is neither a string nor an int");
+      if (!known.values[k].isNode()) fail(cx, node, frame, "a dict returned by a call is written, and one of its values is not a graph value");
       items.emplace_back(keyValue, SymValue::ofNode(known.values[k].node()));
     }
     dict = frame.dicts.emplace(node->input(0), std::move(items)).first;
   }
   const SymValue& key = frame.get(node->input(1));
-  if (!key.constant) fail(node, frame, "a dict built in forward is written with a key computed from tensors");
+  if (!key.constant) fail(cx, node, frame, "a dict built in forward is written with a key computed from tensors");
   const SymValue& value = frame.get(node->input(2));
   auto& argument = std::get<ArgumentDict>(held->second.arg.value);
   bool replaced = false;
@@ -153,21 +151,21 @@ bool ModuleTracer::convertDictOperation(jit::Node* node, Frame& frame) {
   return true;
 }
 
-void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
-  if (repacked_.count(node)) return;  // the value of a multi-output call, set by setOutputs
+void convertConstruct(TraceContext& cx, jit::Node* node, Frame& frame) {
+  if (cx.repacked.count(node)) return;  // the value of a multi-output call, set by setOutputs
   const bool isList = node->kind() == c10::prim::ListConstruct;
   SymValue out;
   out.input.kind = isList ? ValueParts::Kind::List : ValueParts::Kind::Tuple;
   c10::TypePtr elementType;
   if (isList) {
     out.input.elementType = elementType = node->output()->type()->expectRef<c10::ListType>().getElementType();
-    out.input.listId = nextListId_++;
+    out.input.listId = cx.nextListId++;
   }
   std::vector<Argument> items;
   bool allConstant = true;
   for (const jit::Value* v : node->inputs()) {
     const SymValue& s = frame.get(v);
-    if (s.kind == SymValue::Kind::Module) fail(node, frame, "lists of modules are not supported");
+    if (s.kind == SymValue::Kind::Module) fail(cx, node, frame, "lists of modules are not supported");
     items.push_back(s.arg);
     out.input.items.push_back(s.input);
     allConstant = allConstant && s.constant && !s.constant->isTensor();
@@ -195,7 +193,7 @@ void ModuleTracer::convertConstruct(jit::Node* node, Frame& frame) {
                                    c10::TypeKind::TensorType &&
                                !schema->is_mutable());
     const size_t position = use.user->kind() == c10::prim::CallFunction ? use.offset - 1 : use.offset;
-    const py::ExprPtr written = source_.writtenExpression(use.user).second;
+    const py::ExprPtr written = cx.source.writtenExpression(use.user).second;
     const bool display = written && written->kind == py::Expr::Kind::Call && position < written->positionalCount() &&
                          written->items[1 + position]->kind == py::Expr::Kind::List;
     tupleAsList = takesTensors && !display;
@@ -254,7 +252,7 @@ std::vector<size_t> slicePositions(int64_t n, std::optional<int64_t> start, std:
 }
 }  // namespace
 
-bool ModuleTracer::isPythonContainerOperation(jit::Node* node, const Frame& frame) const {
+bool isPythonContainerOperation(jit::Node* node, const Frame& frame) {
   const auto kind = node->kind();
   if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct || kind == c10::prim::ListUnpack ||
       kind == c10::prim::TupleUnpack || kind == c10::prim::TupleIndex || kind == c10::prim::Loop)
@@ -270,7 +268,7 @@ bool ModuleTracer::isPythonContainerOperation(jit::Node* node, const Frame& fram
   return it != frame.env.end() && isComposite(it->second);
 }
 
-bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
+bool convertListMutation(TraceContext& cx, jit::Node* node, Frame& frame) {
   // Lists built in the code (`features.append(x)` in DenseNet) are tracked item by item, so the
   // graph sees the list as it is at each use: Python changes the list while FX traces, and FX
   // records none of it.
@@ -282,11 +280,11 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
   const int64_t n = static_cast<int64_t>(parts.size());
   const auto indexAt = [&](size_t input, bool clampForInsert) {
     const SymValue& idx = frame.get(node->input(input));
-    if (!idx.constant || !idx.constant->isInt()) fail(node, frame, "a list built in forward is changed at a position computed from tensors");
+    if (!idx.constant || !idx.constant->isInt()) fail(cx, node, frame, "a list built in forward is changed at a position computed from tensors");
     int64_t i = idx.constant->toInt();
     if (i < 0) i += n;
     if (clampForInsert) return static_cast<size_t>(std::clamp<int64_t>(i, 0, n));
-    if (i < 0 || i >= n) fail(node, frame, "list index " + std::to_string(idx.constant->toInt()) + " out of range");
+    if (i < 0 || i >= n) fail(cx, node, frame, "list index " + std::to_string(idx.constant->toInt()) + " out of range");
     return static_cast<size_t>(i);
   };
   const std::string name = node->kind().toUnqualString();
@@ -301,18 +299,18 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
     parts.insert(parts.begin() + static_cast<std::ptrdiff_t>(at), item.input);
   } else if (name == "extend") {
     const SymValue other = frame.get(node->input(1));
-    if (!isComposite(other)) fail(node, frame, "a list built in forward is extended by a value computed from tensors");
+    if (!isComposite(other)) fail(cx, node, frame, "a list built in forward is extended by a value computed from tensors");
     for (size_t i = 0; i < other.input.items.size(); ++i) {
       args.push_back((*other.arg.items())[i]);
       parts.push_back(other.input.items[i]);
     }
   } else if (name == "pop") {
-    if (n == 0) fail(node, frame, "pop from an empty list");
+    if (n == 0) fail(cx, node, frame, "pop from an empty list");
     const size_t at = node->inputs().size() > 1 ? indexAt(1, false) : static_cast<size_t>(n - 1);
     frame.env[node->output()] = itemOf(list, at);
     args.erase(args.begin() + static_cast<std::ptrdiff_t>(at));
     parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(at));
-    shareListChange(list);
+    shareListChange(cx, list);
     return true;
   } else if (name == "_set_item") {
     const size_t at = indexAt(1, false);
@@ -326,18 +324,18 @@ bool ModuleTracer::convertListMutation(jit::Node* node, Frame& frame) {
     std::reverse(args.begin(), args.end());
     std::reverse(parts.begin(), parts.end());
   } else {
-    fail(node, frame, "list." + name + " is not supported on lists built in forward");
+    fail(cx, node, frame, "list." + name + " is not supported on lists built in forward");
   }
   // append and _set_item return the list itself; the others return nothing.
   if (node->outputs().size() == 1) frame.env[node->output()] = list;
-  shareListChange(list);
+  shareListChange(cx, list);
   return true;
 }
 
-void ModuleTracer::shareListChange(const SymValue& list) {
+void shareListChange(TraceContext& cx, const SymValue& list) {
   if (list.input.listId == 0) return;
   const SymValue changed = list;  // `list` may be one of the entries written below
-  for (Frame* f : frames_)
+  for (Frame* f : cx.frames)
     for (auto& [value, held] : f->env)
       if (held.input.kind == ValueParts::Kind::List && held.input.listId == changed.input.listId) {
         held.arg = changed.arg;
@@ -345,7 +343,7 @@ void ModuleTracer::shareListChange(const SymValue& list) {
       }
 }
 
-bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
+bool convertListOperation(TraceContext& cx, jit::Node* node, Frame& frame) {
   // `[x] + [a, b]`, `outs[::-1]`: Python computes new lists while FX traces; their items are the
   // Proxies, and no node is recorded.
   if (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::ListType) return false;
@@ -355,7 +353,7 @@ bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
     const SymValue& b = frame.get(node->input(1));
     if (!isComposite(b)) return false;
     SymValue out = a;
-    out.input.listId = nextListId_++;  // a new list
+    out.input.listId = cx.nextListId++;  // a new list
     for (size_t i = 0; i < b.input.items.size(); ++i) {
       listArguments(out).push_back((*b.arg.items())[i]);
       out.input.items.push_back(b.input.items[i]);
@@ -369,7 +367,7 @@ bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
     const auto step = optionalInt(frame.get(node->input(3)), ok);
     if (!ok) return false;
     SymValue out = a;
-    out.input.listId = nextListId_++;  // a new list
+    out.input.listId = cx.nextListId++;  // a new list
     listArguments(out).clear();
     out.input.items.clear();
     for (size_t i : slicePositions(static_cast<int64_t>(a.input.items.size()), start, end, step.value_or(1))) {
@@ -382,7 +380,7 @@ bool ModuleTracer::convertListOperation(jit::Node* node, Frame& frame) {
   return false;
 }
 
-bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
+bool convertContainerRead(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& in = frame.get(node->input(0));
   if (node->kind() == c10::aten::len) {
     if (!isComposite(in)) return false;
@@ -391,13 +389,13 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
   }
   const SymValue& idx = frame.get(node->input(1));
   if (auto dict = frame.dicts.find(node->input(0)); dict != frame.dicts.end()) {
-    if (!idx.constant) fail(node, frame, "a dict built in forward is read with a key computed from tensors");
+    if (!idx.constant) fail(cx, node, frame, "a dict built in forward is read with a key computed from tensors");
     for (const auto& [key, value] : dict->second)
       if (key == *idx.constant) {
         frame.env[node->output()] = value;
         return true;
       }
-    fail(node, frame, "the dict built in forward has no key " + idx.constant->tagKind());
+    fail(cx, node, frame, "the dict built in forward has no key " + idx.constant->tagKind());
   }
   if (const auto* held = std::get_if<ArgumentDict>(&in.arg.value); held && idx.constant) {
     // A dict returned by a call (`features = self.backbone(x)`, then `features["out"]`): its items
@@ -420,15 +418,15 @@ bool ModuleTracer::convertContainerRead(jit::Node* node, Frame& frame) {
   if (isComposite(in)) {
     const int64_t n = static_cast<int64_t>(in.input.items.size());
     if (i < 0) i += n;
-    if (i < 0 || i >= n) fail(node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
+    if (i < 0 || i >= n) fail(cx, node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
     frame.env[node->output()] = itemOf(in, static_cast<size_t>(i));
     return true;
   }
   if (node->kind() == c10::prim::TupleIndex && in.arg.isNode()) {
     // `m.values` on a named tuple kept in a variable reads the field by name, as written.
-    const py::ExprPtr expr = source_.writtenExpression(node).second;
+    const py::ExprPtr expr = cx.source.writtenExpression(node).second;
     const std::string field = expr && expr->kind == py::Expr::Kind::Attribute ? expr->text : "";
-    frame.env[node->output()] = field.empty() ? SymValue::ofNode(builder_.getItem(in.arg.node(), i))
+    frame.env[node->output()] = field.empty() ? SymValue::ofNode(cx.builder.getItem(in.arg.node(), i))
                                               : SymValue::ofPendingField(in.arg.node(), i, field);
     return true;
   }

@@ -1,6 +1,6 @@
 // The parts of ModuleTracer that flatten TorchScript control flow: an if takes the branch its
 // concrete condition selects (or becomes an assert), a loop is unrolled within budgets.
-#include "module_tracer.h"
+#include "trace_context.h"
 #include "tdfx/ir/fx_target.h"
 
 #include <algorithm>
@@ -59,31 +59,31 @@ std::string raisedMessage(jit::Block* b, const std::function<std::optional<std::
 
 }  // namespace
 
-const SymValue& ModuleTracer::Frame::get(const jit::Value* v) const {
+const SymValue& Frame::get(const jit::Value* v) const {
   auto it = env.find(v);
   if (it == env.end()) throw TraceError("internal error: TorchScript value %" + v->debugName() + " used before definition");
   return it->second;
 }
 
-void ModuleTracer::registerControlFlowConverters(ConverterTable& t) {
-  t.add(c10::prim::If, &ModuleTracer::always<&ModuleTracer::convertIf>);
-  t.add(c10::prim::Loop, &ModuleTracer::always<&ModuleTracer::convertLoop>);
-  t.add(c10::prim::RaiseException, &ModuleTracer::refuseRaise);
+void registerControlFlowConverters(ConverterTable& t) {
+  t.add(c10::prim::If, &always<&convertIf>);
+  t.add(c10::prim::Loop, &always<&convertLoop>);
+  t.add(c10::prim::RaiseException, &refuseRaise);
 }
 
-bool ModuleTracer::refuseRaise(jit::Node* node, Frame& frame) {
+bool refuseRaise(TraceContext& cx, jit::Node* node, Frame& frame) {
   // An if whose branch raises is an assert (convertIf); a raise reached unconditionally is not.
-  fail(node, frame, "this code path always raises an exception for the module's configuration");
+  fail(cx, node, frame, "this code path always raises an exception for the module's configuration");
 }
 
-void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
+void convertIf(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& cond = frame.get(node->input(0));
   if (cond.constant && cond.constant->isBool()) {
     const size_t branch = cond.constant->toBool() ? 0 : 1;
     jit::Block* taken = node->blocks()[branch];
     {
-      const PathStep step(path_, node, branch);
-      convertBlock(taken, frame);
+      const PathStep step(cx.path, node, branch);
+      convertBlock(cx, taken, frame);
     }
     for (size_t i = 0; i < node->outputs().size(); ++i) frame.env[node->outputs()[i]] = frame.get(taken->outputs()[i]);
     return;
@@ -97,8 +97,8 @@ void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
     // torch._assert(ok, message), checked on every run.
     Argument ok = cond.arg;
     if (raisesWhenTrue) {
-      Node* negated = fx_target::create(builder_.graph(), fx_target::kNot, {cond.arg});
-      describeSource(node, frame, negated->meta());
+      Node* negated = fx_target::create(cx.builder.graph(), fx_target::kNot, {cond.arg});
+      describeSource(cx, node, frame, negated->meta());
       ok = Argument(negated);
     }
     const auto known = [&](const jit::Value* v) -> std::optional<std::string> {
@@ -107,42 +107,42 @@ void ModuleTracer::convertIf(jit::Node* node, Frame& frame) {
       return it->second.constant->toStringRef();
     };
     const std::string message = raisedMessage(raisesWhenTrue ? thenBlock : elseBlock, known);
-    Node* check = fx_target::create(builder_.graph(), fx_target::kAssert, {ok, Argument(message)});
-    describeSource(node, frame, check->meta());
+    Node* check = fx_target::create(cx.builder.graph(), fx_target::kAssert, {ok, Argument(message)});
+    describeSource(cx, node, frame, check->meta());
     return;
   }
-  failDataDependent(node, frame, "the condition of this if depends on tensor data");
+  failDataDependent(cx, node, frame, "the condition of this if depends on tensor data");
 }
 
-void ModuleTracer::convertLoop(jit::Node* node, Frame& frame) {
+void convertLoop(TraceContext& cx, jit::Node* node, Frame& frame) {
   // prim::Loop(max_trip_count, start_condition, carried...) with body(i, carried...) -> (condition, carried...):
   // unrolled when the trip count and every condition are known while tracing.
   const SymValue& trip = frame.get(node->input(0));
   const SymValue& start = frame.get(node->input(1));
   if (!trip.constant || !trip.constant->isInt() || !start.constant || !start.constant->isBool())
-    failDataDependent(node, frame, "the number of iterations of this loop depends on tensor data");
+    failDataDependent(cx, node, frame, "the number of iterations of this loop depends on tensor data");
   std::vector<SymValue> carried;
   for (size_t i = 2; i < node->inputs().size(); ++i) carried.push_back(frame.get(node->input(i)));
   jit::Block* body = node->blocks()[0];
   bool keepGoing = start.constant->toBool();
-  const size_t nodesBefore = builder_.size();
+  const size_t nodesBefore = cx.builder.size();
   const int64_t trips = trip.constant->toInt();
   for (int64_t i = 0; keepGoing && i < trips; ++i) {
     if (i >= kMaxUnrolledIterations)
-      failDataDependent(node, frame, "this loop runs more than " + std::to_string(kMaxUnrolledIterations) +
+      failDataDependent(cx, node, frame, "this loop runs more than " + std::to_string(kMaxUnrolledIterations) +
                                          " iterations, too many to unroll");
-    if (builder_.size() - nodesBefore > kMaxUnrolledNodes)
-      failDataDependent(node, frame, "unrolling this loop adds more than " + std::to_string(kMaxUnrolledNodes) +
+    if (cx.builder.size() - nodesBefore > kMaxUnrolledNodes)
+      failDataDependent(cx, node, frame, "unrolling this loop adds more than " + std::to_string(kMaxUnrolledNodes) +
                                          " nodes (" + std::to_string(i) + " of " +
                                          (trips == std::numeric_limits<int64_t>::max() ? std::string("unbounded")
                                                                                        : std::to_string(trips)) +
                                          " iterations)");
     frame.env[body->inputs()[0]] = SymValue::ofConstant(c10::IValue(i));
     for (size_t k = 0; k < carried.size(); ++k) frame.env[body->inputs()[k + 1]] = carried[k];
-    convertBlock(body, frame);
+    convertBlock(cx, body, frame);
     const SymValue& cond = frame.get(body->outputs()[0]);
     if (!cond.constant || !cond.constant->isBool())
-      failDataDependent(node, frame, "whether this loop continues depends on tensor data");
+      failDataDependent(cx, node, frame, "whether this loop continues depends on tensor data");
     keepGoing = cond.constant->toBool();
     for (size_t k = 0; k < carried.size(); ++k) carried[k] = frame.get(body->outputs()[k + 1]);
   }

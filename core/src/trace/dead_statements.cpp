@@ -18,13 +18,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <functional>
 
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/frontend/tree_views.h>
 
-#include "module_tracer.h"
+#include "trace_context.h"
 
 namespace tdfx::trace {
 
@@ -108,30 +109,153 @@ std::string writtenName(const jit::Value* v) {
   return name;
 }
 
+// The value named `name` (as written: "spx" for "spx.1", or numbered where a statement assigning
+// `name` made it) defined last before the dead read.
+const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const std::string& name, const Frame& frame) {
+  const jit::Value* found = nullptr;
+  size_t definedAt = 0;
+  for (const auto& [value, held] : frame.env) {
+    (void)held;
+    const std::string written = writtenName(value);
+    const bool numbered = written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
+                          written.find_first_not_of("0123456789", name.size()) == std::string::npos;
+    if (written != name && !numbered) continue;
+    size_t at = 0;
+    if (value->node()->kind() != c10::prim::Param) {
+      const auto loc = cx.source.userSource(const_cast<jit::Node*>(value->node()));
+      if (!loc || loc->start >= dead.begin) continue;
+      if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
+            return a.first == name && loc->start >= a.second.first && loc->start < a.second.second;
+          }))
+        continue;
+      at = loc->start + 1;
+    } else if (numbered) {
+      continue;
+    }
+    // Values of one statement run more than once (a loop unrolled over a ModuleList) share its
+    // location: the last in the graph is the one defined last.
+    if (!found || at > definedAt || (at == definedAt && value->node()->isAfter(found->node()))) {
+      found = value;
+      definedAt = at;
+    }
+  }
+  return found;
+}
+
+// The value the statement `NAME = ...` that defines a dead read's container assigned, when
+// TorchScript kept no name for it (`v = torch.sort(x).values` is an output of aten::sort, not
+// named `v`): the one value made in that statement's text that code after it reads.
+const jit::Value* assignedValue(TraceContext& cx, const DeadRead& dead, const Frame& frame) {
+  const auto [begin, end] = dead.containerDefinition;
+  if (begin == end) return nullptr;
+  const auto inStatement = [&, begin = begin, end = end](const jit::Node* node) {
+    const auto loc = cx.source.userSource(const_cast<jit::Node*>(node));
+    return loc && loc->builtinDef.empty() && loc->start >= begin && loc->start < end;
+  };
+  const jit::Value* found = nullptr;
+  for (const auto& [value, held] : frame.env) {
+    (void)held;
+    // Constants are shared between statements (`-1` here and in a later `x.shape[-1]`): not it.
+    const c10::Symbol kind = value->node()->kind();
+    if (kind == c10::prim::Param || kind == c10::prim::Constant || !inStatement(value->node())) continue;
+    const auto& uses = value->uses();
+    if (std::none_of(uses.begin(), uses.end(), [&](const jit::Use& use) { return !inStatement(use.user); })) continue;
+    if (found) return nullptr;  // more than one: not known which
+    found = value;
+  }
+  return found;
+}
+
 }  // namespace
 
-const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Function& fn, jit::Graph& g) {
-  if (auto known = deadReadsOf_.find(&fn); known != deadReadsOf_.end()) return known->second;
-  std::vector<DeadRead>& found = deadReadsOf_[&fn];
-  const std::string source = source_.functionSource(fn);
+const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn, jit::Graph& g) {
+  if (auto known = cx.deadReadsOf.find(&fn); known != cx.deadReadsOf.end()) return known->second;
+  std::vector<DeadRead>& found = cx.deadReadsOf[&fn];
+  const std::string source = cx.source.functionSource(fn);
   if (source.empty() || !mayHoldDeadRead(source)) return found;
   try {
     torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(source)));
     const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
     const auto statements = def.statements();
+    // Where each name is assigned, at any depth (a loop's body too): TorchScript's value names are
+    // made unique on load (`h` assigned in an unrolled loop is `h0.1`, `h1.1`), so a value whose
+    // name is the written one and more digits is that name's only where such a statement made it.
+    std::map<std::string, std::vector<std::pair<size_t, size_t>>> assignments;
+    std::function<void(const torch::jit::List<torch::jit::Stmt>&)> collect = [&](const auto& list) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const torch::jit::Stmt st = list[i];
+        const size_t stEnd = i + 1 < list.size() ? list[i + 1].range().start() : st.range().end();
+        if (st.kind() == torch::jit::TK_ASSIGN || st.kind() == torch::jit::TK_AUG_ASSIGN) {
+          const torch::jit::Expr lhs = st.kind() == torch::jit::TK_ASSIGN ? torch::jit::Assign(st).lhs()
+                                                                          : torch::jit::AugAssign(st).lhs();
+          if (lhs.kind() == torch::jit::TK_VAR) assignments[torch::jit::Var(lhs).name().name()].push_back({st.range().start(), stEnd});
+        } else if (st.kind() == torch::jit::TK_FOR) {
+          collect(torch::jit::For(st).body());
+        } else if (st.kind() == torch::jit::TK_WHILE) {
+          collect(torch::jit::While(st).body());
+        } else if (st.kind() == torch::jit::TK_IF) {
+          collect(torch::jit::If(st).trueBranch());
+          collect(torch::jit::If(st).falseBranch());
+        }
+      }
+    };
+    collect(statements);
+    std::map<std::string, std::pair<size_t, size_t>> assigned;  // each name's last assignment so far
+    // `v = h` makes no node: TorchScript's value keeps the name `h`, which a read of `v` then looks up.
+    std::map<std::string, std::string> aliasOf;
+    const auto resolve = [&](const std::string& name) {
+      auto it = aliasOf.find(name);
+      return it == aliasOf.end() ? name : it->second;
+    };
     for (size_t i = 0; i < statements.size(); ++i) {
       const torch::jit::Stmt stmt = statements[i];
-      if (stmt.kind() != torch::jit::TK_ASSIGN) continue;
+      if (stmt.kind() != torch::jit::TK_ASSIGN) {
+        // A loop or branch that assigns a name inside ends what was known of it (`h = v`, then
+        // `for ...: h = layer(h)`: `h` is no longer `v`).
+        const size_t stmtEnd = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
+        for (const auto& [name, ranges] : assignments)
+          if (std::any_of(ranges.begin(), ranges.end(),
+                          [&](const auto& r) { return r.first >= stmt.range().start() && r.first < stmtEnd; })) {
+            aliasOf.erase(name);
+            assigned.erase(name);
+          }
+        continue;
+      }
       const torch::jit::Assign assign(stmt);
       if (assign.lhs_list().size() != 1 || assign.lhs().kind() != torch::jit::TK_VAR || !assign.rhs().present())
         continue;
-      const auto read = readOfName(assign.rhs().get());
-      const std::string target = torch::jit::Var(assign.lhs()).name().name();
-      if (!read || read->first == target) continue;
       // The statement's text runs to the next statement (TorchScript's ranges of a subscript are
       // its bracket's, not the whole expression's).
       const size_t end = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
-      found.push_back({stmt.range().start(), end, read->first, read->second.second, read->second.first});
+      const auto read = readOfName(assign.rhs().get());
+      const std::string target = torch::jit::Var(assign.lhs()).name().name();
+      if (read && read->first != target) {
+        DeadRead dead;
+        dead.begin = stmt.range().start();
+        dead.end = end;
+        dead.container = read->first;
+        dead.index = read->second.second;
+        dead.attribute = read->second.first;
+        dead.containerAlias = resolve(read->first);
+        for (const std::string& name : {dead.container, dead.containerAlias})
+          if (auto it = assignments.find(name); it != assignments.end())
+            for (const auto& range : it->second) dead.assignedAt.push_back({name, range});
+        if (auto it = assigned.find(dead.containerAlias); it != assigned.end()) dead.containerDefinition = it->second;
+        found.push_back(dead);
+      }
+      const torch::jit::Expr rhs = assign.rhs().get();
+      if (rhs.kind() == torch::jit::TK_VAR && resolve(torch::jit::Var(rhs).name().name()) != target)
+        aliasOf[target] = resolve(torch::jit::Var(rhs).name().name());
+      else
+        aliasOf.erase(target);
+      // A list, tuple or dict display is a Python value (indexing it records nothing), and
+      // TorchScript may fold it away: its items are no container to look for.
+      const int kind = rhs.kind();
+      if (kind == torch::jit::TK_LIST_LITERAL || kind == torch::jit::TK_TUPLE_LITERAL ||
+          kind == torch::jit::TK_DICT_LITERAL || kind == torch::jit::TK_LIST_COMP || kind == torch::jit::TK_DICT_COMP)
+        assigned.erase(target);
+      else if (kind != torch::jit::TK_VAR)
+        assigned[target] = {stmt.range().start(), end};
     }
   } catch (const std::exception&) {
     return found;  // source TorchScript's parser does not take: no dead statement is read from it
@@ -140,7 +264,7 @@ const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Fu
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
   forEachNode(g.block(), [&](jit::Node* node) {
     if (node->kind() == c10::prim::Constant) return;
-    const auto loc = source_.userSource(node);
+    const auto loc = cx.source.userSource(node);
     if (!loc || !loc->builtinDef.empty()) return;
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](const DeadRead& d) { return loc->start >= d.begin && loc->start < d.end; }),
@@ -149,45 +273,39 @@ const std::vector<ModuleTracer::DeadRead>& ModuleTracer::deadReads(const jit::Fu
   return found;
 }
 
-void ModuleTracer::recordDeadReadsBefore(jit::Node* node, Frame& frame) {
+void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (frame.deadReads.empty()) return;
   size_t before = std::string::npos;  // the end of the block: every one left
   if (node) {
     if (node->kind() == c10::prim::Constant) return;
-    const auto loc = source_.userSource(node);
+    const auto loc = cx.source.userSource(node);
     if (!loc || !loc->builtinDef.empty()) return;
     before = loc->start;
   }
   while (!frame.deadReads.empty() && frame.deadReads.front().begin < before) {
     const DeadRead dead = frame.deadReads.front();
     frame.deadReads.erase(frame.deadReads.begin());
-    // The container: the value of that name defined last before the statement.
-    const SymValue* container = nullptr;
-    size_t definedAt = 0;
-    for (const auto& [value, held] : frame.env) {
-      if (writtenName(value) != dead.container) continue;
-      size_t at = 0;
-      if (value->node()->kind() != c10::prim::Param) {
-        const auto loc = source_.userSource(const_cast<jit::Node*>(value->node()));
-        if (!loc || loc->start >= dead.begin) continue;
-        at = loc->start + 1;
-      }
-      if (!container || at > definedAt) {
-        container = &held;
-        definedAt = at;
-      }
-    }
+    // The container: the value of that name defined last before the statement; else of the name
+    // it was assigned from (`v = h`); else the value its defining statement made.
+    const jit::Value* containerValue = lastValueNamed(cx, dead, dead.container, frame);
+    if (!containerValue && dead.containerAlias != dead.container)
+      containerValue = lastValueNamed(cx, dead, dead.containerAlias, frame);
+    if (!containerValue) containerValue = assignedValue(cx, dead, frame);
+    if (!containerValue) continue;
+    // A field not yet in the graph (`v = x.sort(-1).values`) is a Proxy FX already holds: made now.
+    materializePendingField(cx, containerValue, frame);
+    const SymValue* container = &frame.env.at(containerValue);
     // Only a Proxy is recorded: a Python list or tuple is indexed while FX traces.
-    if (!container || container->kind != SymValue::Kind::Value || !container->arg.isNode() ||
+    if (container->kind != SymValue::Kind::Value || !container->arg.isNode() ||
         container->input.kind != ValueParts::Kind::NodeValue)
       continue;
     Node* object = container->arg.node();
     if (!dead.attribute.empty()) {
-      object = builder_.getItem(object, 0, dead.attribute);  // `x.shape`: the getattr first
+      object = cx.builder.getItem(object, 0, dead.attribute);  // `x.shape`: the getattr first
       object->meta().modulePath = frame.scope.path;
       object->meta().moduleType = pythonTypeName(frame.scope.module.type());
     }
-    Node* item = builder_.getItem(object, dead.index);
+    Node* item = cx.builder.getItem(object, dead.index);
     item->meta().modulePath = frame.scope.path;
     item->meta().moduleType = pythonTypeName(frame.scope.module.type());
   }

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "tdfx/ir/fx_tables.h"
-#include "module_tracer.h"
+#include "trace_context.h"
 #include "tdfx/ir/fx_target.h"
 
 namespace tdfx::trace {
@@ -51,7 +51,7 @@ bool isIndexingOp(const jit::Node* n) {
 
 }  // namespace
 
-std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const SourceLocation& loc) const {
+std::vector<jit::Node*> expressionGroup(TraceContext& cx, jit::Node* first, const SourceLocation& loc) {
   // Consecutive nodes with the same range, each consuming the previous one's only output; constants
   // and range-less list constructions in between belong to the expression too. So do the nodes of
   // sub-expressions written inside it (`n - 1` in `x[:, : n - 1]`): Python evaluates the whole
@@ -77,7 +77,7 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
     // get_attr to FX, defined before the one node the expression records (converted in between,
     // below, like a constant); a submodule is only ever called, which ends the group anyway.
     if (n->kind() == c10::prim::GetAttr && n->output()->type()->kind() != c10::TypeKind::ClassType) continue;
-    auto nloc = source_.userSource(n);
+    auto nloc = cx.source.userSource(n);
     if (n->kind() == c10::prim::ListConstruct && !nloc) continue;
     if (!nloc || n->inputs().empty() || n->outputs().size() != 1) break;
     if (!sameExpression(*nloc, loc)) {
@@ -87,7 +87,7 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
                  n->blocks().empty();
       if (sub && !inside(nloc)) {
         sub = !nloc->builtinDef.empty() && !n->output()->uses().empty();
-        for (const jit::Use& use : n->output()->uses()) sub = sub && inside(source_.userSource(use.user));
+        for (const jit::Use& use : n->output()->uses()) sub = sub && inside(cx.source.userSource(use.user));
       }
       if (!sub) break;
       continue;
@@ -100,8 +100,8 @@ std::vector<jit::Node*> ModuleTracer::expressionGroup(jit::Node* first, const So
 }
 
 
-std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
-                                                    Frame& frame) const {
+std::optional<CallForm> subscriptForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
+                                                    Frame& frame) {
   if (expr.kind != py::Expr::Kind::Subscript) return std::nullopt;
   for (const jit::Node* n : group)
     if (!isIndexingOp(n)) return std::nullopt;
@@ -162,8 +162,8 @@ std::optional<CallForm> ModuleTracer::subscriptForm(const std::vector<jit::Node*
   return form;
 }
 
-std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
-                                                        Frame& frame) const {
+std::optional<CallForm> operatorGroupForm(const std::vector<jit::Node*>& group, const py::Expr& expr,
+                                                        Frame& frame) {
   const bool unary = expr.kind == py::Expr::Kind::UnaryOp;
   if (!unary && expr.kind != py::Expr::Kind::BinOp && expr.kind != py::Expr::Kind::Compare) return std::nullopt;
   const std::string name = operatorName(expr.text, unary);
@@ -192,8 +192,8 @@ std::optional<CallForm> ModuleTracer::operatorGroupForm(const std::vector<jit::N
   return form;
 }
 
-std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit::Node*>& group,
-                                                          const std::string& header, Frame& frame) const {
+std::optional<CallForm> builtinOperatorForm(const std::vector<jit::Node*>& group,
+                                                          const std::string& header, Frame& frame) {
   // `1 - x` is TorchScript's builtin `def sub(a : int, b : Tensor) -> Tensor: return torch.neg(b) + a`
   // inlined: FX records the Python operator on the operands in the builtin's parameter order.
   std::string name;
@@ -230,11 +230,11 @@ std::optional<CallForm> ModuleTracer::builtinOperatorForm(const std::vector<jit:
   return form;
 }
 
-size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
+size_t convertExpressionGroup(TraceContext& cx, jit::Node* first, Frame& frame) {
   if (first->outputs().size() != 1 || first->kind() == c10::prim::Constant) return 0;
-  auto loc = source_.userSource(first);
+  auto loc = cx.source.userSource(first);
   if (!loc) return 0;
-  std::vector<jit::Node*> group = expressionGroup(first, *loc);
+  std::vector<jit::Node*> group = expressionGroup(cx, first, *loc);
   const bool indexing = isIndexingOp(first);
   if (group.size() == 1 && !indexing && loc->builtinDef.empty()) return 0;
   for (const jit::Node* n : group)
@@ -248,8 +248,8 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   }
   // Every input from outside is put into the graph before `mark`: a rollback below then leaves no
   // value of the frame pointing at an erased node.
-  for (jit::Node* n = first; n != group.back()->next(); n = n->next()) materializeInputs(n, frame);
-  const GraphBuilder::Mark mark = builder_.mark();
+  for (jit::Node* n = first; n != group.back()->next(); n = n->next()) materializeInputs(cx, n, frame);
+  const GraphBuilder::Mark mark = cx.builder.mark();
   // Constants, list constructions and sub-expressions between the group's nodes define values the
   // group reads; they are converted as convertBlock would, before the group's one node.
   for (jit::Node* n = first; n != group.back();) {
@@ -257,16 +257,16 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
       n = n->next();
       continue;
     }
-    materializeInputs(n, frame);
-    size_t consumed = convertExpressionGroup(n, frame);
+    materializeInputs(cx, n, frame);
+    size_t consumed = convertExpressionGroup(cx, n, frame);
     if (consumed == 0) {
-      convertNode(n, frame);
+      convertNode(cx, n, frame);
       consumed = 1;
     }
     for (size_t k = 0; k < consumed; ++k) n = n->next();
   }
   NodeMeta meta;
-  py::ExprPtr expr = describeSource(first, frame, meta);
+  py::ExprPtr expr = describeSource(cx, first, frame, meta);
   std::optional<CallForm> form;
   if (!loc->builtinDef.empty()) {
     form = builtinOperatorForm(group, loc->builtinDef, frame);
@@ -276,14 +276,14 @@ size_t ModuleTracer::convertExpressionGroup(jit::Node* first, Frame& frame) {
   }
   if (!form) {
     // Not one FX node after all: the nodes are converted one by one, the sub-expressions again.
-    builder_.rollBackTo(mark);
+    cx.builder.rollBackTo(mark);
     return 0;
   }
-  applyConcreteLeftOperand(*form);
+  applyConcreteLeftOperand(cx, *form);
   size_t consumed = 1;
   for (jit::Node* n = first; n != group.back(); n = n->next()) ++consumed;
-  if (deferAttributeRead(*form, group.back()->output(), meta, frame)) return consumed;
-  Node* fx = builder_.graph().createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
+  if (deferAttributeRead(cx, *form, group.back()->output(), meta, frame)) return consumed;
+  Node* fx = cx.builder.graph().createNode(form->op, form->target, std::move(form->args), std::move(form->kwargs));
   fx->meta() = meta;
   // The operators the one FX node stands for, for the inspector.
   for (const jit::Node* n : group)

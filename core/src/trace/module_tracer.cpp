@@ -1,4 +1,4 @@
-#include "module_tracer.h"
+#include "trace_context.h"
 #include "tdfx/util/python_repr.h"
 
 #include <algorithm>
@@ -80,6 +80,8 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
   SymValue s;
   s.constant = t;
   s.input = ValueParts::ofConstant(t);
+  s.input.pendingTensor = true;
+  s.input.tensorTarget = target;
   s.arg = Argument("<tensor>");
   s.pendingTensor = true;
   s.tensorTarget = std::move(target);
@@ -179,12 +181,12 @@ bool mayHoldTensor(const c10::TypePtr& t) {
   return false;
 }
 
-void ModuleTracer::fail(jit::Node* node, const Frame& frame, const std::string& what) const {
-  throw TraceError(failureMessage(node, frame, what));
+void fail(TraceContext& cx, jit::Node* node, const Frame& frame, const std::string& what) {
+  throw TraceError(failureMessage(cx, node, frame, what));
 }
 
-void ModuleTracer::failDataDependent(jit::Node* node, const Frame& frame, const std::string& what) const {
-  throw DataDependentError(failureMessage(node, frame, what));
+void failDataDependent(TraceContext& cx, jit::Node* node, const Frame& frame, const std::string& what) {
+  throw DataDependentError(failureMessage(cx, node, frame, what));
 }
 
 namespace {
@@ -216,28 +218,40 @@ std::optional<Argument> moduleAttributeValue(const jit::Module& module, const py
 }
 }  // namespace
 
-AttributeValues ModuleTracer::attributeValues(const Frame& frame) const {
+AttributeValues attributeValues(const Frame& frame) {
   return [module = frame.scope.module](const py::Expr& e) { return moduleAttributeValue(module, e); };
 }
 
-std::string ModuleTracer::failureMessage(jit::Node* node, const Frame& frame, const std::string& what) const {
+std::string failureMessage(TraceContext& cx, jit::Node* node, const Frame& frame, const std::string& what) {
   const std::string where =
-      (frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'") + source_.where(node);
+      (frame.scope.path.empty() ? "the traced module" : "module '" + frame.scope.path + "'") + cx.source.where(node);
   return "cannot trace " + std::string(node->kind().toQualString()) + " in " + where + ": " + what;
 }
 
+ModuleTracer::ModuleTracer(Graph& graph, const SourceIndex* sources)
+    : cx_(std::make_unique<TraceContext>(graph, sources)) {}
+ModuleTracer::~ModuleTracer() = default;
+
+std::string ModuleTracer::functionSource(const jit::Function& fn) const { return cx_->source.functionSource(fn); }
+const std::vector<std::string>& ModuleTracer::fxDifferences() const { return cx_->fxDifferences; }
+const std::map<std::string, std::string>& ModuleTracer::moduleTypes() const { return cx_->moduleTypes; }
+const std::map<std::string, at::Tensor>& ModuleTracer::tensorConstants() const {
+  return cx_->builder.tensorConstants();
+}
+
 std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::vector<SymValue> inputs) {
+  TraceContext& cx = *cx_;
   auto method = module.module.find_method("forward");
   if (!method) throw TraceError("module '" + module.path + "' has no forward method");
   SymValue self = SymValue::ofModule(module);
   inputs.insert(inputs.begin(), self);
-  firstTensorPaths_ = firstPathsOfSharedTensors(module.module, module.path);
+  cx.firstTensorPaths = firstPathsOfSharedTensors(module.module, module.path);
   if (module.path.empty())
-    builder_.setRootParameters([root = module.module](const std::string& name) {
+    cx.builder.setRootParameters([root = module.module](const std::string& name) {
       const auto slot = root.type()->findAttributeSlot(name);
       return slot && root.type()->is_parameter(*slot);
     });
-  builder_.setTakenNames([root = module.module](const std::string& name) {
+  cx.builder.setTakenNames([root = module.module](const std::string& name) {
     return root.hasattr(name) || root.type()->hasConstant(name) || root.find_method(name).has_value();
   });
   jit::Graph& graph = *jit::toGraphFunction(method->function()).graph();
@@ -245,13 +259,13 @@ std::vector<SymValue> ModuleTracer::traceForward(const ModuleRef& module, std::v
   for (size_t i = 1; i < inputs.size() && i < graph.inputs().size(); ++i)
     if (inputs[i].arg.isNode() && !inputs[i].arg.node()->meta().eagerValue)
       inputs[i].arg.node()->meta().eagerValue = EagerValueRef{{}, graph.inputs()[i]};
-  return inlineGraph(graph, std::move(inputs), module, 0, &method->function());
+  return inlineGraph(cx, graph, std::move(inputs), module, 0, &method->function());
 }
 
-std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
+std::vector<SymValue> inlineGraph(TraceContext& cx, jit::Graph& g, std::vector<SymValue> inputs, const ModuleRef& scope,
                                                 int depth, const jit::Function* fn) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
-  if (!scope.path.empty()) moduleTypes_.emplace(scope.path, pythonTypeName(scope.module.type()));
+  if (!scope.path.empty()) cx.moduleTypes.emplace(scope.path, pythonTypeName(scope.module.type()));
   Frame frame{scope, depth, {}, {}, {}, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
@@ -259,41 +273,41 @@ std::vector<SymValue> ModuleTracer::inlineGraph(jit::Graph& g, std::vector<SymVa
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
   if (fn) {
-    frame.deadReads = deadReads(*fn, g);
-    noteScriptingBranch(*fn);
+    frame.deadReads = deadReads(cx, *fn, g);
+    noteScriptingBranch(cx, *fn);
   }
   struct ActiveFrame {
     std::vector<Frame*>& frames;
     ~ActiveFrame() { frames.pop_back(); }
-  } active{frames_};
-  frames_.push_back(&frame);
-  convertBlock(g.block(), frame);
-  recordDeadReadsBefore(nullptr, frame);
-  if (depth == 0) materializeInputs(g.return_node(), frame);  // a returned buffer is a get_attr
+  } active{cx.frames};
+  cx.frames.push_back(&frame);
+  convertBlock(cx, g.block(), frame);
+  recordDeadReadsBefore(cx, nullptr, frame);
+  if (depth == 0) materializeInputs(cx, g.return_node(), frame);  // a returned buffer is a get_attr
   std::vector<SymValue> outputs;
   for (const jit::Value* v : g.outputs()) outputs.push_back(frame.get(v));
   return outputs;
 }
 
-void ModuleTracer::convertBlock(jit::Block* block, Frame& frame) {
+void convertBlock(TraceContext& cx, jit::Block* block, Frame& frame) {
   const bool body = block->owningNode() == nullptr;  // the function's own level
   for (auto it = block->nodes().begin(); it != block->nodes().end();) {
-    if (body) recordDeadReadsBefore(*it, frame);
-    materializeInputs(*it, frame);
-    const size_t mark = builder_.size();
+    if (body) recordDeadReadsBefore(cx, *it, frame);
+    materializeInputs(cx, *it, frame);
+    const size_t mark = cx.builder.size();
     const auto first = it;
-    if (const size_t consumed = convertExpressionGroup(*it, frame)) {
+    if (const size_t consumed = convertExpressionGroup(cx, *it, frame)) {
       std::advance(it, static_cast<long>(consumed));
     } else {
-      convertNode(*it, frame);
+      convertNode(cx, *it, frame);
       ++it;
     }
-    recordEagerValues(first, it, mark, frame);
-    restorePendingTensors(frame);
+    recordEagerValues(cx, first, it, mark, frame);
+    restorePendingTensors(cx, frame);
   }
 }
 
-void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
+void recordEagerValues(TraceContext& cx, jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
                                      size_t mark, const Frame& frame) {
   // A value of an inlined call is recorded again here, in the caller's terms: the outermost
   // TorchScript value that holds it is the one verify can read without inlining.
@@ -302,16 +316,16 @@ void ModuleTracer::recordEagerValues(jit::graph_node_list_iterator first, jit::g
       const auto found = frame.env.find(v);
       if (found == frame.env.end() || found->second.kind != SymValue::Kind::Value || !found->second.arg.isNode()) continue;
       Node* node = found->second.arg.node();
-      if (node->index() >= mark && builder_.holds(node, node->index()))
-        node->meta().eagerValue = EagerValueRef{path_, v};
+      if (node->index() >= mark && cx.builder.holds(node, node->index()))
+        node->meta().eagerValue = EagerValueRef{cx.path, v};
     }
   }
 }
 
-py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta& meta) const {
+py::ExprPtr describeSource(TraceContext& cx, jit::Node* node, Frame& frame, NodeMeta& meta) {
   meta.modulePath = frame.scope.path;
   meta.moduleType = pythonTypeName(frame.scope.module.type());
-  if (auto loc = source_.userSource(node)) {
+  if (auto loc = cx.source.userSource(node)) {
     // TorchScript's range may cover only a call's callee: the expression is read from the source.
     py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
     meta.sourceText = loc->window.substr(0, expr ? expr->end : std::min(loc->rangeLength, loc->window.size()));
@@ -328,7 +342,7 @@ py::ExprPtr ModuleTracer::describeSource(jit::Node* node, Frame& frame, NodeMeta
   return nullptr;
 }
 
-void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
+void setOutputs(TraceContext& cx, jit::Node* node, Node* fxNode, size_t numOutputs, Frame& frame) {
   if (numOutputs == 1) {
     frame.env[node->output()] = SymValue::ofNode(fxNode);
     return;
@@ -347,12 +361,12 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
   }
   if (repack) {
     frame.env[repack->output()] = SymValue::ofNode(fxNode);
-    repacked_.insert(repack);
+    cx.repacked.insert(repack);
     return;
   }
   // `x.max(1).values`: the field the code reads right after the call, when it is one of the
   // operator's named returns.
-  const auto [root, expr] = source_.writtenExpression(node);
+  const auto [root, expr] = cx.source.writtenExpression(node);
   const std::string field = expr ? py::attributeReadOf(root, expr.get()) : "";
   // `top = x.topk(2)`: the named tuple is kept in a variable, and its fields are read by name
   // later (`top.values`, each read FX's Attribute proxy). TorchScript names the outputs of an
@@ -381,7 +395,7 @@ void ModuleTracer::setOutputs(jit::Node* node, Node* fxNode, size_t numOutputs, 
       frame.env[node->outputs()[i]] = SymValue::ofPendingField(fxNode, static_cast<int64_t>(i), "");
       continue;
     }
-    frame.env[node->outputs()[i]] = SymValue::ofNode(builder_.getItem(fxNode, static_cast<int64_t>(i)));
+    frame.env[node->outputs()[i]] = SymValue::ofNode(cx.builder.getItem(fxNode, static_cast<int64_t>(i)));
   }
 }
 
@@ -395,12 +409,12 @@ bool isGradModeObject(const jit::Value* v) {
 }
 }  // namespace
 
-const std::vector<ModuleTracer::Converter>* ModuleTracer::ConverterTable::find(c10::Symbol symbol) const {
+const std::vector<Converter>* ConverterTable::find(c10::Symbol symbol) const {
   auto it = bySymbol_.find(symbol);
   return it == bySymbol_.end() ? nullptr : &it->second;
 }
 
-const ModuleTracer::ConverterTable& ModuleTracer::converters() {
+const ConverterTable& converters() {
   static const ConverterTable table = [] {
     ConverterTable t;
     // Python values first: a grad-mode context manager's prim::CallMethod is not a method call.
@@ -413,34 +427,34 @@ const ModuleTracer::ConverterTable& ModuleTracer::converters() {
   return table;
 }
 
-void ModuleTracer::convertNode(jit::Node* node, Frame& frame) {
+void convertNode(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (const auto* registered = converters().find(node->kind()))
     for (const Converter converter : *registered)
-      if ((this->*converter)(node, frame)) return;
-  convertOperator(node, frame);
+      if (converter(cx, node, frame)) return;
+  convertOperator(cx, node, frame);
 }
 
-void ModuleTracer::registerValueConverters(ConverterTable& t) {
-  t.add(c10::prim::Constant, &ModuleTracer::convertConstant);
+void registerValueConverters(ConverterTable& t) {
+  t.add(c10::prim::Constant, &convertConstant);
   for (const c10::Symbol s : {c10::prim::CreateObject, c10::prim::Enter, c10::prim::Exit, c10::prim::CallMethod})
-    t.add(s, &ModuleTracer::convertGradMode);
-  t.add(c10::prim::unchecked_cast, &ModuleTracer::convertPassThrough);
-  t.add(c10::aten::_unwrap_optional, &ModuleTracer::convertPassThrough);
-  t.add(c10::prim::Uninitialized, &ModuleTracer::convertUninitialized);
-  t.add(c10::prim::isinstance, &ModuleTracer::convertIsInstance);
-  t.add(c10::prim::SetAttr, &ModuleTracer::refuseSetAttr);
-  t.add(c10::aten::warn, &ModuleTracer::convertWarn);
-  t.add(c10::aten::__is__, &ModuleTracer::convertIsNone);
-  t.add(c10::aten::__isnot__, &ModuleTracer::convertIsNone);
+    t.add(s, &convertGradMode);
+  t.add(c10::prim::unchecked_cast, &convertPassThrough);
+  t.add(c10::aten::_unwrap_optional, &convertPassThrough);
+  t.add(c10::prim::Uninitialized, &convertUninitialized);
+  t.add(c10::prim::isinstance, &convertIsInstance);
+  t.add(c10::prim::SetAttr, &refuseSetAttr);
+  t.add(c10::aten::warn, &convertWarn);
+  t.add(c10::aten::__is__, &convertIsNone);
+  t.add(c10::aten::__isnot__, &convertIsNone);
 }
 
-bool ModuleTracer::convertConstant(jit::Node* node, Frame& frame) {
+bool convertConstant(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (node->output()->type()->kind() == c10::TypeKind::FunctionType) {
     frame.env[node->output()] = SymValue::ofConstant(c10::IValue());  // read only by prim::CallFunction
     return true;
   }
   auto value = jit::toIValue(node->output());
-  if (!value) fail(node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
+  if (!value) fail(cx, node, frame, "constant of unsupported type " + node->output()->type()->repr_str());
   if (value->isTensor()) {
     frame.env[node->output()] = SymValue::ofPendingTensor(value->toTensor(), "");
   } else {
@@ -449,7 +463,7 @@ bool ModuleTracer::convertConstant(jit::Node* node, Frame& frame) {
   return true;
 }
 
-bool ModuleTracer::convertGradMode(jit::Node* node, Frame& frame) {
+bool convertGradMode(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   const jit::Value* object = node->kind() == c10::prim::CreateObject ? node->output() : node->input(0);
   if (!isGradModeObject(object)) return false;
   // `with torch.no_grad():` is Python that runs while FX traces: no node. The body's operations
@@ -458,22 +472,22 @@ bool ModuleTracer::convertGradMode(jit::Node* node, Frame& frame) {
   return true;
 }
 
-bool ModuleTracer::convertPassThrough(jit::Node* node, Frame& frame) {
+bool convertPassThrough(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   // A cast of the static type only (unchecked_cast, _unwrap_optional): the value itself.
   frame.env[node->output()] = frame.get(node->input(0));
   return true;
 }
 
-bool ModuleTracer::convertUninitialized(jit::Node* node, Frame& frame) {
+bool convertUninitialized(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   frame.env[node->output()] = SymValue::ofConstant(c10::IValue());
   return true;
 }
 
-bool ModuleTracer::convertIsInstance(jit::Node* node, Frame& frame) {
+bool convertIsInstance(TraceContext& cx, jit::Node* node, Frame& frame) {
   // torch.jit.isinstance on a concrete value (a constant, an attribute) is Python's isinstance,
   // evaluated while FX traces; only the branch taken is recorded.
   const SymValue& v = frame.get(node->input(0));
-  if (!v.constant || v.constant->isTensor()) fail(node, frame, "torch.jit.isinstance on a value computed from tensors");
+  if (!v.constant || v.constant->isTensor()) fail(cx, node, frame, "torch.jit.isinstance on a value computed from tensors");
   const c10::TypePtr type = v.constant->type();
   bool matches = false;
   for (const c10::TypePtr& candidate : node->tys(c10::attr::types)) matches = matches || type->isSubtypeOf(*candidate);
@@ -481,11 +495,11 @@ bool ModuleTracer::convertIsInstance(jit::Node* node, Frame& frame) {
   return true;
 }
 
-bool ModuleTracer::refuseSetAttr(jit::Node* node, Frame& frame) {
-  fail(node, frame, "modules that assign attributes in forward are not supported");
+bool refuseSetAttr(TraceContext& cx, jit::Node* node, Frame& frame) {
+  fail(cx, node, frame, "modules that assign attributes in forward are not supported");
 }
 
-bool ModuleTracer::convertWarn(jit::Node* node, Frame& frame) {
+bool convertWarn(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   // warnings.warn runs while Python traces; torch.fx records nothing for it. With a traced value
   // in its message it is an operator (and fails as one).
   for (const jit::Value* in : node->inputs())
@@ -493,7 +507,7 @@ bool ModuleTracer::convertWarn(jit::Node* node, Frame& frame) {
   return true;
 }
 
-bool ModuleTracer::convertIsNone(jit::Node* node, Frame& frame) {
+bool convertIsNone(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   // `x is None` on a value whose static type cannot be None folds to a constant.
   for (int side = 0; side < 2; ++side) {
     const SymValue& a = frame.get(node->input(side));
@@ -512,24 +526,24 @@ bool ModuleTracer::convertIsNone(jit::Node* node, Frame& frame) {
   return false;
 }
 
-void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
+void convertGetAttr(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& obj = frame.get(node->input(0));
-  if (obj.kind != SymValue::Kind::Module) fail(node, frame, "attribute access on a non-module object is not supported");
+  if (obj.kind != SymValue::Kind::Module) fail(cx, node, frame, "attribute access on a non-module object is not supported");
   const std::string& name = node->s(c10::attr::name);
   const jit::Module& m = obj.module->module;
   const size_t slot = m.type()->findAttributeSlot(name).value_or(std::numeric_limits<size_t>::max());
   if (slot == std::numeric_limits<size_t>::max())
-    fail(node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
+    fail(cx, node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
   const c10::IValue value = m._ivalue()->getSlot(slot);
   std::string path = joinPath(obj.module->path, name);
   if (value.isTensor() && value.toTensor().defined()) {
-    const auto first = firstTensorPaths_.find({value.toTensor().unsafeGetTensorImpl(), m.type()->is_parameter(slot)});
-    if (first != firstTensorPaths_.end()) path = first->second;
+    const auto first = cx.firstTensorPaths.find({value.toTensor().unsafeGetTensorImpl(), m.type()->is_parameter(slot)});
+    if (first != cx.firstTensorPaths.end()) path = first->second;
   }
   if ((value.isModule() || value.isTensor()) && name.find('.') != std::string::npos)
     // Only a crafted archive has one (torch.nn refuses such names): FX's targets are dotted
     // paths, so `a.b` would name submodule `a`'s `b` and print, and run, the other tensor.
-    fail(node, frame, "attribute '" + name + "' has a '.' in its name, so a dotted target cannot tell it from '" +
+    fail(cx, node, frame, "attribute '" + name + "' has a '.' in its name, so a dotted target cannot tell it from '" +
                           name.substr(0, name.find('.')) + "''s '" + name.substr(name.find('.') + 1) + "'");
   if (value.isModule()) {
     frame.env[node->output()] = SymValue::ofModule(ModuleRef{value.toModule(), path});
@@ -539,7 +553,7 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
     // FX proxies parameters where they are read; buffers and other tensors are plain tensors in
     // Python, computed with while tracing and put into the graph where a recorded operation uses them.
     if (m.type()->is_parameter(slot)) {
-      frame.env[node->output()] = SymValue::ofNode(tensorAttribute(path, value.toTensor(), frame, node, true));
+      frame.env[node->output()] = SymValue::ofNode(tensorAttribute(cx, path, value.toTensor(), frame, node, true));
     } else {
       frame.env[node->output()] = SymValue::ofPendingTensor(value.toTensor(), path);
     }
@@ -549,13 +563,42 @@ void ModuleTracer::convertGetAttr(jit::Node* node, Frame& frame) {
   frame.env[node->output()] = SymValue::ofConstant(value);
 }
 
-bool ModuleTracer::foldable(jit::Node* node, const Frame& frame) const {
+std::optional<c10::IValue> knownValue(const SymValue& s) {
+  if (s.constant) return s.constant;
+  if (s.input.kind != ValueParts::Kind::List || !s.input.elementType) return std::nullopt;
+  c10::impl::GenericList list(s.input.elementType);
+  for (const ValueParts& item : s.input.items) {
+    if (item.kind != ValueParts::Kind::Constant) return std::nullopt;
+    list.push_back(item.constant);
+  }
+  return c10::IValue(list);
+}
+
+namespace {
+// A list of tensors an operator returned, each one FX holds in Python (torch.meshgrid's).
+SymValue pendingTensorList(TraceContext& cx, const c10::List<at::Tensor>& tensors) {
+  SymValue out;
+  out.input.kind = ValueParts::Kind::List;
+  out.input.elementType = c10::TensorType::get();
+  out.input.listId = cx.nextListId++;
+  std::vector<Argument> items;
+  for (const at::Tensor& t : tensors) {
+    SymValue item = SymValue::ofPendingTensor(t, "");
+    items.push_back(item.arg);
+    out.input.items.push_back(item.input);
+  }
+  out.arg = Argument(ArgumentList{std::move(items)});
+  return out;
+}
+}  // namespace
+
+bool foldable(jit::Node* node, const Frame& frame) {
   if (node->kind() == c10::prim::Constant || node->kind().is_prim() || node->hasSideEffects() ||
       node->isNondeterministic() || !node->maybeOperator())
     return false;
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
-    if (it == frame.env.end() || !it->second.constant) return false;
+    if (it == frame.env.end() || !knownValue(it->second)) return false;
   }
   return true;
 }
@@ -586,18 +629,23 @@ bool isVararg(const jit::Node* node) {
 }
 }  // namespace
 
-bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
+bool tryFold(TraceContext& cx, jit::Node* node, Frame& frame) {
   // Python computes what depends on no traced value before FX sees it; tensors computed so
-  // (`torch.arange(4)`, `self.mask[:, :8] == 0`) become FX's tensor constants where used.
+  // (`torch.arange(4)`, `self.mask[:, :8] == 0`, torch.meshgrid's list) become FX's tensor
+  // constants where used.
   if (node->hasSideEffects() || node->isNondeterministic()) return false;
   jit::Stack stack;
   for (const jit::Value* in : node->inputs()) {
-    const SymValue& s = frame.get(in);
-    if (!s.constant) return false;
-    stack.push_back(*s.constant);
+    auto value = knownValue(frame.get(in));
+    if (!value) return false;
+    stack.push_back(std::move(*value));
   }
+  const auto isTensorList = [](const c10::TypePtr& t) {
+    return t->kind() == c10::TypeKind::ListType && t->containedTypes().at(0)->kind() == c10::TypeKind::TensorType;
+  };
   for (const jit::Value* out : node->outputs())
-    if (mayHoldTensor(out->type()) && out->type()->kind() != c10::TypeKind::TensorType) return false;
+    if (mayHoldTensor(out->type()) && out->type()->kind() != c10::TypeKind::TensorType && !isTensorList(out->type()))
+      return false;
   if (isVararg(node)) stack.emplace_back(static_cast<int64_t>(node->inputs().size()));
   auto op = operationOf(node);
   if (!op) return false;
@@ -608,8 +656,11 @@ bool ModuleTracer::tryFold(jit::Node* node, Frame& frame) {
   }
   if (stack.size() != node->outputs().size()) return false;
   for (size_t i = 0; i < stack.size(); ++i) {
-    frame.env[node->outputs()[i]] =
-        stack[i].isTensor() ? SymValue::ofPendingTensor(stack[i].toTensor(), "") : SymValue::ofConstant(stack[i]);
+    if (isTensorList(node->outputs()[i]->type()) && stack[i].isTensorList())
+      frame.env[node->outputs()[i]] = pendingTensorList(cx, stack[i].toTensorList());
+    else
+      frame.env[node->outputs()[i]] =
+          stack[i].isTensor() ? SymValue::ofPendingTensor(stack[i].toTensor(), "") : SymValue::ofConstant(stack[i]);
   }
   return true;
 }
@@ -627,7 +678,7 @@ std::optional<std::string> formattedScalar(const c10::IValue& v) {
 }
 }  // namespace
 
-bool ModuleTracer::formatAtTraceTime(jit::Node* node, Frame& frame) {
+bool formatAtTraceTime(jit::Node* node, Frame& frame) {
   // An f-string (TorchScript's aten::format) is Python text built while FX traces: a Proxy in it
   // is formatted as `Proxy(NAME)` (its node stays, with no user), a concrete value as str() does.
   // The result is a constant string, not a node.
@@ -658,9 +709,9 @@ bool ModuleTracer::formatAtTraceTime(jit::Node* node, Frame& frame) {
   return true;
 }
 
-void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
+void convertOperator(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (node->kind() == c10::aten::format && node->outputs().size() == 1 && formatAtTraceTime(node, frame)) return;
-  if (tryFold(node, frame)) return;
+  if (tryFold(cx, node, frame)) return;
   if (node->kind().is_prim() && node->inputs().size() == 1 && node->outputs().size() == 1 &&
       isTensorProperty(node->kind().toUnqualString())) {
     // `d = x.dtype` on a Proxy is FX's Attribute proxy: its getattr node is made where the value is
@@ -676,24 +727,24 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
   }
   const c10::FunctionSchema* schema = node->maybeSchema();
   auto op = operationOf(node);
-  if (!op) fail(node, frame, "no operator implementation is registered for this node");
+  if (!op) fail(cx, node, frame, "no operator implementation is registered for this node");
   std::vector<Argument> inputs;
   std::vector<std::optional<c10::IValue>> constants;
   for (size_t i = 0; i < node->inputs().size(); ++i) {
     const SymValue& s = frame.get(node->input(i));
-    if (s.kind == SymValue::Kind::Module) fail(node, frame, "a module used as an operator argument");
+    if (s.kind == SymValue::Kind::Module) fail(cx, node, frame, "a module used as an operator argument");
     const c10::TypePtr type = schema && i < schema->arguments().size() ? schema->arguments()[i].real_type() : nullptr;
     inputs.push_back(coerceToSchemaType(s.arg, type));
     constants.push_back(s.constant);
   }
   NodeMeta meta;
-  const py::ExprPtr expr = describeSource(node, frame, meta);
+  const py::ExprPtr expr = describeSource(cx, node, frame, meta);
   std::vector<std::string> names;
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
   CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));
-  applyConcreteLeftOperand(form);
-  if (node->outputs().size() == 1 && deferAttributeRead(form, node->output(), meta, frame)) return;
-  Node* fx = builder_.graph().createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
+  applyConcreteLeftOperand(cx, form);
+  if (node->outputs().size() == 1 && deferAttributeRead(cx, form, node->output(), meta, frame)) return;
+  Node* fx = cx.builder.graph().createNode(form.op, form.target, std::move(form.args), std::move(form.kwargs));
   fx->meta() = meta;
   if (schema) {
     fx->meta().schema = schemaText(*schema);
@@ -701,7 +752,7 @@ void ModuleTracer::convertOperator(jit::Node* node, Frame& frame) {
     fx->meta().schema = node->kind().toQualString();
   }
   fx->meta().random = node->isNondeterministic();
-  setOutputs(node, fx, node->outputs().size(), frame);
+  setOutputs(cx, node, fx, node->outputs().size(), frame);
 }
 
 }  // namespace tdfx::trace

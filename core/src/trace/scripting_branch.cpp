@@ -14,7 +14,7 @@
 #include <sstream>
 
 #include "tdfx/ir/fx_tables.h"
-#include "module_tracer.h"
+#include "trace_context.h"
 
 namespace tdfx::trace {
 
@@ -89,9 +89,9 @@ std::optional<ScriptingBranch> scriptingBranch(const std::string& source) {
   return std::nullopt;
 }
 
-Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const ModuleRef& target,
+Node* scriptingElseCall(TraceContext& cx, jit::Node* node, Frame& frame, const ModuleRef& target,
                                       const jit::Function& fn, const std::vector<SymValue>& args) {
-  const std::string source = source_.functionSource(fn);
+  const std::string source = cx.source.functionSource(fn);
   if (source.find("is_scripting()") == std::string::npos) return nullptr;
   const auto text = scriptingElseReturn(source);
   const auto header = py::parseFunctionHeader(source, fn.name());
@@ -106,7 +106,7 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
 
   // Each written argument: a forward parameter, `self.NAME`, or a literal. The get_attr nodes are
   // made in the order Python evaluates the arguments; anything else undoes them and falls back.
-  const GraphBuilder::Mark mark = builder_.mark();
+  const GraphBuilder::Mark mark = cx.builder.mark();
   const auto valueOf = [&](const py::Expr& e) -> std::optional<Argument> {
     if (auto literal = literalArgument(e)) return literal;
     if (e.kind == py::Expr::Kind::Name) {
@@ -123,7 +123,7 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
     const c10::IValue value = target.module._ivalue()->getSlot(*slot);
     const std::string path = target.path.empty() ? name : target.path + "." + name;
     if (value.isTensor())
-      return Argument(tensorAttribute(path, value.toTensor(), frame, node, target.module.type()->is_parameter(*slot)));
+      return Argument(tensorAttribute(cx, path, value.toTensor(), frame, node, target.module.type()->is_parameter(*slot)));
     if (value.isModule()) return std::nullopt;
     return argumentFromIValue(value);
   };
@@ -146,11 +146,11 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
     }
   }
   if (!ok) {
-    builder_.rollBackTo(mark);
+    cx.builder.rollBackTo(mark);
     return nullptr;
   }
-  Node* fx = builder_.graph().createNode(OpKind::CallFunction, form.target, std::move(form.args), std::move(form.kwargs));
-  describeSource(node, frame, fx->meta());
+  Node* fx = cx.builder.graph().createNode(OpKind::CallFunction, form.target, std::move(form.args), std::move(form.kwargs));
+  describeSource(cx, node, frame, fx->meta());
   fx->meta().modulePath = target.path;
   fx->meta().moduleType = pythonTypeName(target.module.type());
   fx->meta().sourceText = *text;
@@ -158,9 +158,9 @@ Node* ModuleTracer::scriptingElseCall(jit::Node* node, Frame& frame, const Modul
   return fx;
 }
 
-void ModuleTracer::noteScriptingBranch(const jit::Function& fn) {
-  if (!scriptingNoted_.insert(&fn).second) return;
-  const std::string source = source_.functionSource(fn);
+void noteScriptingBranch(TraceContext& cx, const jit::Function& fn) {
+  if (!cx.scriptingNoted.insert(&fn).second) return;
+  const std::string source = cx.source.functionSource(fn);
   if (source.find("is_scripting()") == std::string::npos) return;
   const auto branch = scriptingBranch(source);
   if (!branch) return;
@@ -169,8 +169,8 @@ void ModuleTracer::noteScriptingBranch(const jit::Function& fn) {
                      (branch->pythonSide == "the block is skipped" ? branch->pythonSide : "`" + branch->pythonSide + "`") +
                      "); the archive holds only the TorchScript side, "
                      "which this graph follows";
-  if (std::find(fxDifferences_.begin(), fxDifferences_.end(), note) == fxDifferences_.end())
-    fxDifferences_.push_back(std::move(note));
+  if (std::find(cx.fxDifferences.begin(), cx.fxDifferences.end(), note) == cx.fxDifferences.end())
+    cx.fxDifferences.push_back(std::move(note));
 }
 
 }  // namespace tdfx::trace

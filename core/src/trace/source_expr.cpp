@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <functional>
 
 #include <torch/csrc/jit/frontend/lexer.h>
 #include <torch/csrc/jit/frontend/parser.h>
@@ -367,8 +368,11 @@ class TreeReader {
   }
   // `[e for ...]` (its range is the `for`): in a `[` it is a list comprehension; else a generator,
   // written as a call's one argument, from its element to the bracket that closes the call.
+  // A window that starts at the element (`x * i for i in range(3)]`, the range of a node inside
+  // the comprehension) holds no comprehension: the element is the expression there.
   ExprPtr comprehension(const ExprPtr& element, size_t forAt) {
     const size_t first = tokens_.at(start(element));
+    if (first == 0) return element;
     if (first > 0 && tokens_.is(first - 1, '[') && !tokens_.opensCall(first - 1))
       return make(Expr::Kind::Comprehension, "[", {element}, tokens_.list[first - 1].begin, closeOf(first - 1));
     size_t i = tokens_.at(forAt);
@@ -553,11 +557,10 @@ std::string attributeReadOf(const ExprPtr& root, const Expr* inner) {
   return "";
 }
 
-bool operandReadsField(const Expr& e, const std::string& field) {
-  const auto isRead = [&](const ExprPtr& operand) {
-    return operand && operand->kind == Expr::Kind::Attribute && operand->text == field &&
-           operand->items[0]->kind == Expr::Kind::Name;
-  };
+namespace {
+// The operands `e` applies itself to: a call's arguments and a method's object, an operator's
+// operands, a subscript's object and index, a display's items.
+std::vector<ExprPtr> operandsOf(const Expr& e) {
   std::vector<ExprPtr> operands;
   switch (e.kind) {
     case Expr::Kind::Call:
@@ -574,14 +577,40 @@ bool operandReadsField(const Expr& e, const std::string& field) {
       operands = e.items;
       break;
     default:
-      return false;
+      break;
   }
-  for (const ExprPtr& operand : operands) {
+  return operands;
+}
+
+// Whether `e`, or an item of it when it is a tuple, is a read that `isRead` tells.
+bool anyOperand(const Expr& e, const std::function<bool(const ExprPtr&)>& isRead) {
+  for (const ExprPtr& operand : operandsOf(e)) {
     if (isRead(operand)) return true;
     if (operand && operand->kind == Expr::Kind::Tuple && std::any_of(operand->items.begin(), operand->items.end(), isRead))
       return true;
   }
   return false;
+}
+}  // namespace
+
+bool operandReadsField(const Expr& e, const std::string& field) {
+  return anyOperand(e, [&](const ExprPtr& operand) {
+    return operand && operand->kind == Expr::Kind::Attribute && operand->text == field &&
+           operand->items[0]->kind == Expr::Kind::Name;
+  });
+}
+
+bool operandReadsItem(const Expr& e, int64_t index) {
+  return anyOperand(e, [&](const ExprPtr& operand) {
+    if (!operand || operand->kind != Expr::Kind::Subscript || operand->items[0]->kind != Expr::Kind::Name) return false;
+    const Expr& i = *operand->items[1];
+    const bool negative = i.kind == Expr::Kind::UnaryOp && i.text == "-" && i.items[0]->kind == Expr::Kind::Number;
+    const Expr& digits = negative ? *i.items[0] : i;
+    if (digits.kind != Expr::Kind::Number || digits.text.empty() || digits.text.size() > 18 ||
+        digits.text.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    return (negative ? -1 : 1) * std::stoll(digits.text) == index;
+  });
 }
 
 }  // namespace tdfx::trace::py

@@ -65,6 +65,8 @@ std::string attributeReadOf(const ExprPtr& root, const Expr* inner);
 /// Whether one of the operands `e` applies itself to (a call's arguments and a method's object, an
 /// operator's operands, a subscript's object and index) is the read `NAME.field` of a variable.
 bool operandReadsField(const Expr& e, const std::string& field);
+/// Whether one of those operands is the read `NAME[index]` of a variable, the index an int literal.
+bool operandReadsItem(const Expr& e, int64_t index);
 
 /// `a.b.c` as a dotted name, or nullopt when the expression is not a chain of names.
 std::optional<std::string> dottedName(const Expr& e);

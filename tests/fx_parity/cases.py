@@ -292,6 +292,10 @@ WHOLE = [
      "self.fc = ScriptingLinear(4, 4)"),
     ("src_staticmethod_constant", "def forward(self, x):\n    return self.grid(x) * 2",
      "self.grid = Grid()"),
+    ("src_dict_written_in_loop", "def forward(self, x):\n    outs: Dict[str, torch.Tensor] = {}\n"
+     "    for name, head in self.heads.items():\n        outs[name] = head(x)\n"
+     "    return torch.stack([outs['a'], outs['b']], dim=0).mean(0)",
+     "self.heads = nn.ModuleDict({'a': nn.Linear(4, 4), 'b': nn.Linear(4, 4)})"),
     ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
      "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]

@@ -206,6 +206,36 @@ TEST_F(HostileInput, DamagedDebugInfoNeverCrashes) {
   (void)ptr;
 }
 
+// Issue 54 (the compiled graph as the oracle) and issue 56, 2: the debug info's source is model
+// data. A source whose literal is not the compiled constant (`z * 0.7` over code that multiplies
+// by 0.5, `view(2, -1)` over `view(4, -1)`) printed the source's value, and verify passed it, as
+// random inputs never told. The trace is refused, naming the operator and the literal.
+TEST_F(HostileInput, ASourceThatIsNotTheCompiledCodeIsRefused) {
+  const auto withSource = [&](const std::string& name, const std::string& from, const std::string& to) {
+    int replaced = 0;
+    const std::string path = rewrite("ops.pt", name, [&](const std::string& record, std::string& data) {
+      const std::string suffix = ".debug_pkl";
+      if (record.size() < suffix.size() || record.compare(record.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return true;
+      for (size_t at = data.find(from); at != std::string::npos; at = data.find(from, at + to.size())) {
+        data.replace(at, from.size(), to);  // same length: the pickle stays valid
+        ++replaced;
+      }
+      return true;
+    });
+    EXPECT_GT(replaced, 0) << from;
+    return path;
+  };
+  std::string msg = loadError(withSource("ops-literal.pt", "z * 0.5", "z * 0.7"));
+  EXPECT_NE(msg.find("writes 0.7"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("aten::mul"), std::string::npos) << msg;
+  msg = loadError(withSource("ops-view.pt", "view(4, -1)", "view(2, -1)"));
+  EXPECT_NE(msg.find("writes 2 "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("aten::view"), std::string::npos) << msg;
+  // The same source rewritten as it was: it traces.
+  EXPECT_EQ(loadError(withSource("ops-same.pt", "z * 0.5", "z * 0.5")), "(no error)");
+}
+
 TEST_F(HostileInput, ArchiveFromANewerTorch) {
   const std::string path = rewrite("seed_module.pt", "newer.pt", [](const std::string&, std::string&) { return true; }, 99);
   const std::string msg = loadError(path);

@@ -95,9 +95,15 @@ void convertDictConstruct(TraceContext& cx, jit::Node* node, Frame& frame) {
       if (u.user->kind() != c10::prim::Return) return false;
     return true;
   };
+  // Written with constant keys (`outs: Dict[str, Tensor] = {}`, then `outs[name] = head(x)` in a
+  // loop over a ModuleDict) as Python writes it (convertDictOperation).
+  const auto written = [&](const jit::Use& use) {
+    return use.user->kind() == c10::aten::_set_item && use.offset == 0;
+  };
   for (const jit::Use& use : node->output()->uses())
-    if (!returned(use.user) && use.user->kind() != c10::aten::__getitem__)
-      fail(cx, node, frame, "dicts built in forward are supported as return values and read with constant keys only");
+    if (!returned(use.user) && use.user->kind() != c10::aten::__getitem__ && !written(use))
+      fail(cx, node, frame,
+           "dicts built in forward are supported as return values, written and read with constant keys only");
   frame.env[node->output()] = std::move(out);
 }
 

@@ -739,6 +739,8 @@ void convertOperator(TraceContext& cx, jit::Node* node, Frame& frame) {
   }
   NodeMeta meta;
   const py::ExprPtr expr = describeSource(cx, node, frame, meta);
+  if (expr)
+    if (auto disagreement = sourceDisagreement(*node, *expr)) fail(cx, node, frame, *disagreement);
   std::vector<std::string> names;
   for (const jit::Value* in : node->inputs()) names.push_back(variableName(in));
   CallForm form = callFormFor(*node, expr, inputs, constants, names, attributeValues(frame));

@@ -139,6 +139,12 @@ std::string failureMessage(TraceContext& cx, torch::jit::Node* node, const Frame
 [[noreturn]] void failDataDependent(TraceContext& cx, torch::jit::Node* node, const Frame& frame,
                                     const std::string& what);
 
+// ---- source_oracle.cpp: the compiled graph as the oracle of the source.
+/// Why the user's expression `written` cannot be what `node` computes (a literal the compiled node
+/// holds no constant for, a call in place where the code is not, or the reverse); nullopt when
+/// they agree, or when the node holds nothing to compare.
+std::optional<std::string> sourceDisagreement(const torch::jit::Node& node, const py::Expr& written);
+
 // ---- calls.cpp: module attributes, method and function calls.
 void registerCallConverters(ConverterTable& table);
 void convertCallMethod(TraceContext& cx, torch::jit::Node* node, Frame& frame);

@@ -59,7 +59,7 @@ std::vector<jit::Node*> expressionGroup(TraceContext& cx, jit::Node* first, cons
   std::vector<jit::Node*> group{first};
   size_t end = loc.start + loc.rangeLength;
   if (loc.builtinDef.empty()) {
-    if (auto expr = py::expressionForRange(py::parseExpressionPrefix(loc.window), loc.rangeLength))
+    if (auto expr = py::expressionForRange(cx.source.parsed(loc.window), loc.rangeLength))
       end = loc.start + expr->end;
   }
   const auto inside = [&](const std::optional<SourceLocation>& l) {

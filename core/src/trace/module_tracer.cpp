@@ -327,7 +327,7 @@ py::ExprPtr describeSource(TraceContext& cx, jit::Node* node, Frame& frame, Node
   meta.moduleType = pythonTypeName(frame.scope.module.type());
   if (auto loc = cx.source.userSource(node)) {
     // TorchScript's range may cover only a call's callee: the expression is read from the source.
-    py::ExprPtr expr = py::expressionForRange(py::parseExpressionPrefix(loc->window), loc->rangeLength);
+    py::ExprPtr expr = py::expressionForRange(cx.source.parsed(loc->window), loc->rangeLength);
     meta.sourceText = loc->window.substr(0, expr ? expr->end : std::min(loc->rangeLength, loc->window.size()));
     meta.sourceFile = loc->file;
     meta.sourceLine = loc->line;

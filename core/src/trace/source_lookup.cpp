@@ -44,9 +44,14 @@ std::string SourceLookup::functionSource(const jit::Function& fn) const {
 std::pair<py::ExprPtr, py::ExprPtr> SourceLookup::writtenExpression(const jit::Node* node) const {
   auto loc = userSource(node);
   if (!loc || !loc->builtinDef.empty()) return {};
-  py::ExprPtr root = py::parseExpressionPrefix(loc->window);
+  py::ExprPtr root = parsed(loc->window);
   py::ExprPtr expr = py::expressionForRange(root, loc->rangeLength);
   return {std::move(root), std::move(expr)};
+}
+
+py::ExprPtr SourceLookup::parsed(const std::string& window) const {
+  if (auto it = parsed_.find(window); it != parsed_.end()) return it->second;
+  return parsed_.emplace(window, py::parseExpressionPrefix(window)).first->second;
 }
 
 std::string SourceLookup::where(const jit::Node* node) const {

@@ -3,6 +3,7 @@
 // the code TorchScript compiled (a call's written expression, a function's text, a location for
 // errors). It reads; it never changes the graph.
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <utility>
 
@@ -30,9 +31,14 @@ class SourceLookup {
   /// " at FILE:LINE" for an error about `node`: the user's source, else the archive's code; "" when
   /// neither is known.
   std::string where(const torch::jit::Node* node) const;
+  /// py::parseExpressionPrefix(window), parsed once per trace: the tracer asks for a node's
+  /// expression several times (its form, its outputs, its inputs, its expression group), and
+  /// TorchScript's parser costs far more than a lookup.
+  py::ExprPtr parsed(const std::string& window) const;
 
  private:
   const SourceIndex* sources_;
+  mutable std::unordered_map<std::string, py::ExprPtr> parsed_;
 };
 
 }  // namespace tdfx::trace

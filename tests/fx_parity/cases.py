@@ -296,6 +296,9 @@ WHOLE = [
      "    for name, head in self.heads.items():\n        outs[name] = head(x)\n"
      "    return torch.stack([outs['a'], outs['b']], dim=0).mean(0)",
      "self.heads = nn.ModuleDict({'a': nn.Linear(4, 4), 'b': nn.Linear(4, 4)})"),
+    ("src_buffer_indexed_by_two", "def forward(self, a, b):\n"
+     "    return self.t[a.abs().long() % 4, b.abs().long() % 5]",
+     "self.register_buffer('t', torch.randn(4, 5))"),
     ("src_shared_buffer", "def forward(self, x):\n    return self.a(x) + self.b(x)",
      "mask = torch.ones(4)\n        self.a = Masked(mask)\n        self.b = Masked(mask)"),
 ]

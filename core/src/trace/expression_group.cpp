@@ -115,7 +115,8 @@ std::optional<CallForm> subscriptForm(const std::vector<jit::Node*>& group, cons
   const auto argOf = [&](const jit::Value* v) { return frame.get(v).arg; };
   std::vector<Argument> parts;
   size_t next = 0;
-  for (const py::Expr* item : items) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    const py::Expr* item = items[i];
     if (item->kind == py::Expr::Kind::Ellipsis) {
       parts.emplace_back(ArgumentEllipsis{});
       continue;
@@ -139,17 +140,22 @@ std::optional<CallForm> subscriptForm(const std::vector<jit::Node*>& group, cons
       parts.push_back(argOf(op->input(2)));
       ++next;
     } else if (op->kind() == c10::aten::index && next + 1 == group.size()) {
-      // Tensor indices: the list's non-None entries, in order, are the remaining items.
+      // Tensor indices: the list's non-None entries, in order, are this item and every one after
+      // it (`self.t[a, b]` is one aten::index of [a, b]; FX records `t[(a, b)]`).
       const SymValue& list = frame.get(op->input(1));
       const auto* entries = list.arg.items();
       if (!entries) return std::nullopt;
       std::vector<Argument> tensors;
       for (const Argument& a : *entries)
         if (!a.isNone()) tensors.push_back(a);
-      if (tensors.empty()) return std::nullopt;
-      parts.push_back(tensors.front());
-      if (tensors.size() > 1) return std::nullopt;
+      if (tensors.empty() || tensors.size() != items.size() - i) return std::nullopt;
+      for (size_t k = i; k < items.size(); ++k)
+        if (items[k]->kind == py::Expr::Kind::Slice || items[k]->kind == py::Expr::Kind::Ellipsis ||
+            (items[k]->kind == py::Expr::Kind::Name && items[k]->text == "None"))
+          return std::nullopt;
+      parts.insert(parts.end(), tensors.begin(), tensors.end());
       ++next;
+      break;
     } else {
       return std::nullopt;
     }

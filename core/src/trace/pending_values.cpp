@@ -50,14 +50,18 @@ void applyConcreteLeftOperand(TraceContext& cx, CallForm& form) {
   const Argument& left = form.args[0];
   const Argument& right = form.args[1];
   if (!left.isNode() || !cx.builder.isConcreteTensor(left.node())) return;
-  if (!right.isNode() || cx.builder.isConcreteTensor(right.node())) return;
+  const auto isProxy = [&](const Argument& a) { return a.isNode() && !cx.builder.isConcreteTensor(a.node()); };
   if (fx_target::names(form.target, fx_target::kGetItem)) {
-    // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple.
+    // `self.table[idx]`: Tensor.__getitem__ dispatches with the index as a tuple; `self.t[a, b]`
+    // passes its tuple as it is.
+    const auto* tuple = std::get_if<ArgumentTuple>(&right.value);
+    if (!isProxy(right) && !(tuple && std::any_of(tuple->items.begin(), tuple->items.end(), isProxy))) return;
     form.op = OpKind::CallMethod;
     form.target = concreteLeftMethod(form.target);
-    form.args = {left, Argument(ArgumentTuple{{right}})};
+    form.args = {left, tuple ? right : Argument(ArgumentTuple{{right}})};
     return;
   }
+  if (!isProxy(right)) return;
   const std::string method = concreteLeftMethod(form.target);
   if (method.empty()) return;
   form.op = OpKind::CallMethod;

@@ -34,22 +34,14 @@ namespace jit = torch::jit;
 namespace {
 
 // The function's text for TorchScript's parser, at the same offsets: decorator lines blanked (the
-// parser reads from `def`), and string prefixes (f"...", r'...') turned to spaces, which its
-// lexer does not take (TorchScript's Python frontend did); only the statements' shapes matter here.
+// parser reads from `def`), then what py::lexable blanks; only the statements' shapes matter here.
 std::string parsableText(const std::string& source) {
   std::string text = source;
   const size_t def = text.compare(0, 4, "def ") == 0 ? 0 : text.find("\ndef ");
   if (def != std::string::npos)
     for (size_t i = 0; i < def; ++i)
       if (text[i] != '\n') text[i] = ' ';
-  for (size_t i = 1; i < text.size(); ++i) {
-    if (text[i] != '\'' && text[i] != '"') continue;
-    size_t p = i;
-    while (p > 0 && p + 2 > i && std::strchr("rRbBuUfF", text[p - 1]) && text[p - 1] != '\0') --p;
-    if (p < i && (p == 0 || !(std::isalnum(static_cast<unsigned char>(text[p - 1])) || text[p - 1] == '_')))
-      for (size_t k = p; k < i; ++k) text[k] = ' ';
-  }
-  return text;
+  return py::lexable(std::move(text));
 }
 
 // Whether some line ends with `[INT]` (a comment after it aside): only then can the source hold a

@@ -23,6 +23,8 @@ bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) ||
 //
 // A newline is added at the end: at the very end of a text, torch 1.13's lexer gives a token the
 // end offset 0 (its iterator's end position).
+}  // namespace
+
 std::string lexable(std::string text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '#') {  // a comment: its quotes open nothing
@@ -45,6 +47,8 @@ std::string lexable(std::string text) {
   }
   return text + "\n";
 }
+
+namespace {
 
 struct Token {
   int kind;

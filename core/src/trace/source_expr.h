@@ -46,6 +46,10 @@ struct Expr {
   size_t positionalCount() const { return items.size() - 1 - keywords.size(); }
 };
 
+/// `text` as TorchScript's lexer and parser read it, every offset kept: string prefixes and the
+/// escapes Python accepts and TorchScript's parser refuses become spaces; a newline is added.
+std::string lexable(std::string text);
+
 /// Parses the longest expression at the start of `text` (a window of source that may go on past
 /// the expression, into the rest of a line or an enclosing call). Null when no expression starts
 /// there, or when TorchScript's parser does not read it (a window cut inside an expression).

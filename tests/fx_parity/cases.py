@@ -277,6 +277,9 @@ WHOLE = [
      "self.w = nn.Parameter(torch.ones(4))\n        self.b = nn.Parameter(torch.zeros(4))"),
     ("src_attr_order_matmul", "def forward(self, x, y):\n    return torch.relu(x).T @ torch.relu(y)"),
     ("src_dead_read", "def forward(self, x):\n    c = x.shape[1]\n    c = x.shape[0]\n    return x.view(c, -1)"),
+    # The item of a leaf's tuple result (a prim::TupleIndex, which has no source range) read dead.
+    ("src_dead_read_of_call_item", "def forward(self, x):\n    v = self.gru(x)[0]\n    u = v[0]\n"
+     "    c = v.shape[1]\n    return v * 2", "self.gru = nn.GRU(4, 4, batch_first=True)"),
     ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
     ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
     ("src_written_dtype", "def forward(self, x):\n    return F.softmax(x, dim=-1, dtype=torch.float32)"),

@@ -91,6 +91,23 @@ void forEachNode(jit::Block* block, const std::function<void(jit::Node*)>& fn) {
   }
 }
 
+// Where in the user's source a node was made: its own range, or for a node TorchScript made without
+// one (`v = self.gru(x)[0]` indexes the call's tuple with a prim::TupleIndex that has no range)
+// the latest of its inputs' nodes, the expression it continues. nullopt when neither has one.
+std::optional<size_t> madeAt(TraceContext& cx, const jit::Node* node) {
+  if (const auto loc = cx.source.userSource(const_cast<jit::Node*>(node)))
+    return loc->builtinDef.empty() ? std::optional<size_t>(loc->start) : std::nullopt;
+  if (node->kind() != c10::prim::TupleIndex && node->kind() != c10::prim::TupleUnpack) return std::nullopt;
+  std::optional<size_t> latest;
+  for (const jit::Value* in : node->inputs()) {
+    const c10::Symbol kind = in->node()->kind();
+    if (kind == c10::prim::Constant || kind == c10::prim::Param) continue;
+    const auto loc = cx.source.userSource(const_cast<jit::Node*>(in->node()));
+    if (loc && loc->builtinDef.empty() && (!latest || loc->start > *latest)) latest = loc->start;
+  }
+  return latest;
+}
+
 // A TorchScript value's name as written: "spx" for "spx.1".
 std::string writtenName(const jit::Value* v) {
   if (!v->hasDebugName()) return "";
@@ -114,13 +131,13 @@ const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const s
     if (written != name && !numbered) continue;
     size_t at = 0;
     if (value->node()->kind() != c10::prim::Param) {
-      const auto loc = cx.source.userSource(const_cast<jit::Node*>(value->node()));
-      if (!loc || loc->start >= dead.begin) continue;
+      const auto start = madeAt(cx, value->node());
+      if (!start || *start >= dead.begin) continue;
       if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
-            return a.first == name && loc->start >= a.second.first && loc->start < a.second.second;
+            return a.first == name && *start >= a.second.first && *start < a.second.second;
           }))
         continue;
-      at = loc->start + 1;
+      at = *start + 1;
     } else if (numbered) {
       continue;
     }
@@ -141,8 +158,8 @@ const jit::Value* assignedValue(TraceContext& cx, const DeadRead& dead, const Fr
   const auto [begin, end] = dead.containerDefinition;
   if (begin == end) return nullptr;
   const auto inStatement = [&, begin = begin, end = end](const jit::Node* node) {
-    const auto loc = cx.source.userSource(const_cast<jit::Node*>(node));
-    return loc && loc->builtinDef.empty() && loc->start >= begin && loc->start < end;
+    const auto start = madeAt(cx, node);
+    return start && *start >= begin && *start < end;
   };
   const jit::Value* found = nullptr;
   for (const auto& [value, held] : frame.env) {

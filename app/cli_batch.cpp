@@ -113,7 +113,12 @@ int runBatchTrace(const BatchTraceOptions& o, const tdfx::WorkerLimits& limits) 
         for (const auto& spec : models[i].inputs) inputs.push_back(tdfx::parseInputSpec(spec));
         const tdfx::VerifyReport report = worker.verify(inputs, o.seed, options, {}, tdfx::VerifyRecords::ReportOnly).report;
         tdfx::writeFileAtomically(base + ".verify.txt", tdfx::formatReport(report));
-        if (!report.passed()) throw tdfx::Error("verify failed: " + firstLine(tdfx::formatReport(report)));
+        if (!report.passed()) {
+          // The verdict line (the report's last), FAILED or NOT PROVEN.
+          std::string text = tdfx::formatReport(report);
+          text.pop_back();
+          throw tdfx::Error("verify: " + text.substr(text.rfind('\n') + 1));
+        }
       }
     } catch (const std::exception& e) {
       ++failed;

@@ -119,7 +119,7 @@ struct VerifyFlags {
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   double atol = 0.0, rtol = 0.0;
-  bool json = false, noRandomSeed = false;
+  bool json = false, noRandomSeed = false, time = false;
 };
 
 int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
@@ -128,6 +128,7 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
   tdfx::VerifyOptions options;
   options.atol = f.atol;
   options.rtol = f.rtol;
+  options.time = f.time;
   if (f.noRandomSeed) options.randomSeed = std::nullopt;
   else options.randomSeed = f.seed;
   // verify puts back the state its passes changed when it ends; not when it fails, and torch's
@@ -142,7 +143,13 @@ int runVerify(const VerifyFlags& f, const WorkerFlags& w) {
   }
   if (!report.passed()) forgetModel(opened);
   std::cout << (f.json ? tdfx::reportToJson(report) + "\n" : tdfx::escapeControls(tdfx::formatReport(report)));
-  return report.passed() ? 0 : 3;
+  // The verdict is the exit status: 0 PASSED, 3 FAILED, 4 NOT PROVEN (docs/cli.md).
+  switch (report.verdict()) {
+    case tdfx::Verdict::Passed: return 0;
+    case tdfx::Verdict::NotProven: return 4;
+    case tdfx::Verdict::Failed: break;
+  }
+  return 3;
 }
 
 struct ExportFlags {
@@ -354,6 +361,8 @@ int runCli(int argc, char** argv) {
   verify->add_option("--atol", v.atol, "Absolute tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
   verify->add_option("--rtol", v.rtol, "Relative tolerance (default 0: bitwise)")->check(finiteNumber(0, HUGE_VAL));
   verify->add_flag("--json", v.json, "Print the report as JSON");
+  verify->add_flag("--time", v.time,
+                   "Also time the eager module and the traced graph: each runs twice more, the faster run reported");
   verify->add_flag("--no-random-seed", v.noRandomSeed,
                    "Leave torch's generator as it is; by default it is seeded with --seed before each pass, so "
                    "random ops draw the same numbers in eager and traced");

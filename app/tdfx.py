@@ -624,12 +624,22 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
 
 @dataclass(frozen=True)
 class VerifyResult:
-    """tdfx-cli verify's report: the traced graph run against the eager model, key by key."""
+    """tdfx-cli verify's report: the traced graph run against the eager model, key by key.
+
+    verdict is "PASSED" (every out key and every node proven), "NOT PROVEN" (nothing differs, but
+    some node has no proof: `unproven` says which and why) or "FAILED". passed is verdict == "PASSED".
+    """
 
     passed: bool
     rows: List[Dict[str, Any]]
     first_divergence: Optional[Dict[str, Any]]
     report: Dict[str, Any] = field(repr=False)
+    verdict: str = "FAILED"
+
+    @property
+    def unproven(self) -> List[Dict[str, str]]:
+        """The nodes left without proof: [{"node": name, "reason": why}]."""
+        return list((self.report.get("nodes") or {}).get("unproven") or [])
 
     def __bool__(self) -> bool:
         return self.passed
@@ -642,15 +652,20 @@ class VerifyResult:
             result = "bitwise equal" if r.get("bitwise_equal") else ("matches" if r.get("matches") else
                                                                        r.get("problem") or "differs")
             rows.append((key, str(r.get("shape")), str(r.get("dtype")), f"{r.get('max_abs_diff', 0):.3g}", result))
-        verdict = "PASSED" if self.passed else "FAILED"
+        verdict = self.verdict
+        if verdict == "NOT PROVEN":
+            problem = (self.report.get("nodes") or {}).get("problem")
+            verdict += (f": the nodes were not compared ({problem})" if problem else
+                        ": no proof for " + ", ".join(f"{u['node']} ({u['reason']})" for u in self.unproven[:8]))
         d = self.first_divergence
         if d:
             verdict += f": first diverging node {d.get('node')}"
             if d.get("problem"):
                 verdict += f" ({d['problem']}: eager {d.get('eager')}, traced {d.get('traced')})"
         nodes = self.report.get("nodes") or {}
-        counts = (f"{int(nodes.get('compared', 0))} nodes compared with their eager values, "
-                  f"{int(nodes.get('without_eager_value', 0))} without one") if nodes else ""
+        excused = sum(int(n) for n in (nodes.get("excused") or {}).values())
+        counts = (f"{int(nodes.get('compared', 0))} nodes compared with their eager values, {excused} excused, "
+                  f"{len(nodes.get('unproven') or [])} not proven") if nodes else ""
         return verdict, counts, rows
 
     def __str__(self) -> str:
@@ -684,16 +699,17 @@ def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol
     path = _model_file(module_or_path, example_inputs)
     args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
             repr(float(rtol)), *given]
-    # 0: passed, 3: compared and different (a result, not an error); anything else is an error.
+    # 0: PASSED, 3: FAILED, 4: NOT PROVEN (results, not errors); anything else is an error.
     try:
-        run = _cli(args, "tdfx: verifying", ok=(0, 3))
+        run = _cli(args, "tdfx: verifying", ok=(0, 3, 4))
     finally:
         _remove_values_file(given)
     try:
         report = json.loads(run.stdout.decode("utf-8"))
     except ValueError:
         _fail(run)
-    return VerifyResult(bool(report["passed"]), list(report["keys"]), report.get("first_divergence"), report)
+    return VerifyResult(bool(report["passed"]), list(report["keys"]), report.get("first_divergence"), report,
+                        str(report.get("verdict", "PASSED" if report["passed"] else "FAILED")))
 
 
 # ---- diff ---------------------------------------------------------------------------------------

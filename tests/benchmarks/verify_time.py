@@ -2,11 +2,14 @@
 """Verify's wall time and the model worker's peak memory on the zoo, for one or two builds.
 
     /usr/bin/python3 tests/benchmarks/verify_time.py --cli build/app/tdfx-cli [--baseline OLD/tdfx-cli]
-        [--rounds 3] [--models resnet18,vit_b_16] [--zoo ~/.cache/tdfx/zoo-torch1.13-torchvision0.14]
+        [--baseline-args="--time"] [--rounds 3] [--models resnet18,vit_b_16]
+        [--zoo ~/.cache/tdfx/zoo-torch1.13-torchvision0.14]
 
 Runs `tdfx-cli verify MODEL --input x=1x3x224x224:float32 --seed 1` per model; with --baseline the
 two builds alternate, model by model, so that both see the same drift of the machine's speed.
-Each time is the best of its rounds. Peak memory: the largest VmHWM among tdfx-cli's descendants
+--baseline-args adds flags to the baseline's command: `--baseline build/app/tdfx-cli
+--baseline-args=--time` compares the same build's verify with and without the two timed runs a
+side that every verify made before --time existed. Each time is the best of its rounds. Peak memory: the largest VmHWM among tdfx-cli's descendants
 (the model worker), read every 50 ms. Prints a Markdown table (docs/benchmarks.md, verify) and
 exits 1 when a verify does not pass.
 """
@@ -38,9 +41,9 @@ def peak_kib(pid):
     return 0
 
 
-def run(cli, model):
+def run(cli, model, extra=()):
     start = time.monotonic()
-    proc = subprocess.Popen([cli, "verify", model, "--input", "x=1x3x224x224:float32", "--seed", "1"],
+    proc = subprocess.Popen([cli, "verify", model, "--input", "x=1x3x224x224:float32", "--seed", "1", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     peak = 0
     while proc.poll() is None:
@@ -55,6 +58,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cli", required=True)
     parser.add_argument("--baseline")
+    parser.add_argument("--baseline-args", default="", help="flags for the baseline's verify, split at spaces")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--models")
     parser.add_argument("--zoo", default=os.path.expanduser("~/.cache/tdfx/zoo-torch1.13-torchvision0.14"))
@@ -67,7 +71,8 @@ def main():
     for _ in range(args.rounds):
         for m in models:
             for name, cli in builds.items():
-                seconds, peak, passed = run(cli, os.path.join(args.zoo, m + ".pt"))
+                extra = args.baseline_args.split() if name == "before" else ()
+                seconds, peak, passed = run(cli, os.path.join(args.zoo, m + ".pt"), extra)
                 r = results[m][name]
                 r["seconds"].append(seconds)
                 r["peak"] = max(r["peak"], peak)

@@ -28,9 +28,22 @@ TEST(Verify, SeedExamplesPassBitwise) {
       EXPECT_EQ(k.maxAbsDiff, 0.0);
     }
     EXPECT_FALSE(r.divergence.has_value());
-    EXPECT_GT(r.eagerSeconds, 0.0);
-    EXPECT_GT(r.tracedSeconds, 0.0);
+    // Not timed unless asked for: each side ran once, for the comparison.
+    EXPECT_FALSE(r.timed);
+    EXPECT_EQ(r.eagerSeconds, 0.0);
   }
+}
+
+TEST(Verify, TimesBothPassesOnlyWhenAsked) {
+  VerifyOptions timed;
+  timed.time = true;
+  const VerifyReport r = verifyFixture("seed_module.pt", timed);
+  EXPECT_TRUE(r.passed()) << formatReport(r);
+  EXPECT_TRUE(r.timed);
+  EXPECT_GT(r.eagerSeconds, 0.0);
+  EXPECT_GT(r.tracedSeconds, 0.0);
+  EXPECT_NE(formatReport(r).find(" ms, traced "), std::string::npos) << formatReport(r);
+  EXPECT_EQ(formatReport(verifyFixture("seed_module.pt")).find(" ms, traced "), std::string::npos);
 }
 
 VerifyOptions unseeded() {

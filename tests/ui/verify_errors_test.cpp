@@ -1,5 +1,8 @@
 // Verify's errors and verdicts: the one-line cause first, the traceback behind Details, and
 // panels that keep their size whatever the message.
+#include <cstdio>
+
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QCoreApplication>
@@ -126,6 +129,24 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
   EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "5x8");
   QCoreApplication::setOrganizationName(QString());
+}
+
+// The window's verify, records and all, runs the model twice: once each side. counts_forwards.pt's
+// leaf prints a line each time it runs, to the worker's stderr, which is this process's at its
+// start: verify_verdicts_cli_test.py runs this test alone and counts the lines between the marks.
+TEST(VerifyErrors, TheWindowsVerifyRunsEachSideOnce) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("counts_forwards.pt")));
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("4x3"));
+  std::fprintf(stderr, "tdfx-test: verify starts\n");
+  std::fflush(stderr);
+  EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+  std::fprintf(stderr, "tdfx-test: verify ended\n");
+  std::fflush(stderr);
+  EXPECT_EQ(panel->summary().left(6).toStdString(), "PASSED") << panel->summary().toStdString();
+  EXPECT_FALSE(panel->timeBox()->isChecked());  // the default: no timed runs
 }
 
 // tdfx-cli verify --input-values in the window: tensors of the user's own, values included.

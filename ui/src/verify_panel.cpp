@@ -86,7 +86,8 @@ QDoubleSpinBox* toleranceBox(QWidget* parent) {
 
 VerifyPanel::VerifyPanel(QWidget* parent)
     : QWidget(parent), inputs_(new QTableWidget(0, 3, this)), seed_(new QSpinBox(this)),
-      seedRandom_(new QCheckBox(tr("Random ops draw alike"), this)), atol_(toleranceBox(this)),
+      seedRandom_(new QCheckBox(tr("Random ops draw alike"), this)),
+      time_(new QCheckBox(tr("Time both passes"), this)), atol_(toleranceBox(this)),
       rtol_(toleranceBox(this)), runButton_(new QPushButton(tr("Run eager vs traced"), this)),
       cancelButton_(new QPushButton(tr("Cancel"), this)), valuesButton_(new QPushButton(this)),
       progress_(new QProgressBar(this)), results_(new QTableWidget(0, 7, this)), summary_(new QLabel(this)),
@@ -98,6 +99,8 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   seedRandom_->setChecked(true);
   seedRandom_->setToolTip(tr("Seed torch's generator with the seed before the eager and the traced pass, so that "
                              "rand_like, dropout in train mode and the like draw the same numbers in both"));
+  time_->setToolTip(tr("Also time the eager module and the traced graph: each runs twice more, and the faster "
+                       "run is shown. Off, each runs once, for the comparison only"));
   auto* addRow = new QPushButton(tr("+"), this);
   auto* removeRow = new QPushButton(tr("\u2212"), this);
   addRow->setToolTip(tr("Add an input"));
@@ -110,6 +113,7 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   auto* settings = new QFormLayout;
   settings->addRow(tr("Seed"), seed_);
   settings->addRow(QString(), seedRandom_);
+  settings->addRow(QString(), time_);
   settings->addRow(tr("Absolute tolerance"), atol_);
   settings->addRow(tr("Relative tolerance"), rtol_);
   auto* rowButtons = new QHBoxLayout;
@@ -324,6 +328,7 @@ void VerifyPanel::run() {
   options.atol = atol_->value();
   options.rtol = rtol_->value();
   options.randomSeed = seedRandom_->isChecked() ? std::optional<uint64_t>(seed) : std::nullopt;
+  options.time = time_->isChecked();
   runButton_->setEnabled(false);
   progress_->show();
   setSummary(tr("Running the eager module and the traced graph..."), Outcome::Info);
@@ -396,10 +401,27 @@ void VerifyPanel::showReport(const VerifyReport& report) {
   bool keysMatch = true;
   for (const auto& k : report.keys) keysMatch = keysMatch && k.matches;
   // What differs comes first, so that a narrow dock still shows it; times and counts follow.
-  QString text = report.passed()     ? tr("PASSED: traced outputs equal eager outputs")
+  const Verdict verdict = report.verdict();
+  int64_t excused = 0;
+  for (const auto& [reason, count] : report.nodesExcused) excused += count;
+  QString text = verdict == Verdict::Passed ? tr("PASSED: traced outputs equal eager outputs, every node proven")
+                 : verdict == Verdict::NotProven
+                     ? (!report.nodeComparisonProblem.empty()
+                            ? tr("NOT PROVEN: nothing differs, but the nodes were not compared: %1")
+                                  .arg(QString::fromStdString(report.nodeComparisonProblem))
+                            : tr("NOT PROVEN: nothing differs, but %n node(s) have no proof", "",
+                                 static_cast<int>(report.unproven.size())))
                  : report.keys.empty() ? tr("FAILED: nothing to compare: every out key is \"_\"")
                  : keysMatch           ? tr("DIFFERS: outputs equal, but a node differs")
                                        : tr("DIFFERS: outputs differ");
+  if (verdict == Verdict::NotProven && !report.unproven.empty()) {
+    QStringList names;
+    for (size_t i = 0; i < report.unproven.size() && i < 8; ++i)
+      names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(report.unproven[i].node),
+                                             QString::fromStdString(report.unproven[i].reason));
+    if (report.unproven.size() > 8) names << tr("%1 more").arg(report.unproven.size() - 8);
+    text += QStringLiteral(": ") + names.join(QStringLiteral(", "));
+  }
   if (report.divergence) {
     text += tr("; first differing node: %1 (marked red in the graph)").arg(QString::fromStdString(report.divergence->node));
     if (!report.divergence->problem.empty())
@@ -407,13 +429,14 @@ void VerifyPanel::showReport(const VerifyReport& report) {
                   .arg(QString::fromStdString(report.divergence->problem), QString::fromStdString(report.divergence->eagerValue),
                        QString::fromStdString(report.divergence->tracedValue));
   }
-  text += tr(" \u2014 eager %1 ms, traced %2 ms; %3; %4 nodes compared with their eager values, %5 without one")
-              .arg(report.eagerSeconds * 1e3, 0, 'f', 2)
-              .arg(report.tracedSeconds * 1e3, 0, 'f', 2)
+  text += QStringLiteral(" \u2014 ");
+  if (report.timed)
+    text += tr("eager %1 ms, traced %2 ms; ").arg(report.eagerSeconds * 1e3, 0, 'f', 2).arg(report.tracedSeconds * 1e3, 0, 'f', 2);
+  text += tr("%1; %2 nodes compared with their eager values, %3 excused")
               .arg(report.options.bitwise() ? tr("bitwise comparison")
                                             : tr("atol %1, rtol %2").arg(report.options.atol).arg(report.options.rtol))
               .arg(report.nodesCompared)
-              .arg(report.nodesWithoutEagerValue);
+              .arg(excused);
   if (!report.nodeByNodeReason.empty())
     text += tr("; the traced graph ran node by node: %1").arg(QString::fromStdString(report.nodeByNodeReason));
   if (!report.randomNodes.empty()) {
@@ -421,7 +444,9 @@ void VerifyPanel::showReport(const VerifyReport& report) {
     for (const auto& name : report.randomNodes) names << QString::fromStdString(name);
     text += tr("; likely cause: random numbers drawn by %1").arg(names.join(QStringLiteral(", ")));
   }
-  setSummary(text, report.passed() ? Outcome::Passed : Outcome::Failed);
+  setSummary(text, verdict == Verdict::Passed      ? Outcome::Passed
+                   : verdict == Verdict::NotProven ? Outcome::NotProven
+                                                   : Outcome::Failed);
 }
 
 void VerifyPanel::setSummary(const QString& text, Outcome outcome, const QString& detail) {
@@ -433,9 +458,11 @@ void VerifyPanel::setSummary(const QString& text, Outcome outcome, const QString
     return QStringLiteral("<b style=\"color:%1\">%2</b>").arg(colour, body);
   };
   if (outcome == Outcome::Error) html = coloured(red, html);
-  if (outcome == Outcome::Passed || outcome == Outcome::Failed) {
+  if (outcome == Outcome::Passed || outcome == Outcome::NotProven || outcome == Outcome::Failed) {
+    static const QString amber = QStringLiteral("#B9770E");
     const qsizetype colon = html.indexOf(':');
-    if (colon > 0) html = coloured(outcome == Outcome::Passed ? green : red, html.left(colon)) + html.mid(colon);
+    const QString& colour = outcome == Outcome::Passed ? green : outcome == Outcome::NotProven ? amber : red;
+    if (colon > 0) html = coloured(colour, html.left(colon)) + html.mid(colon);
   }
   summary_->setText(html);
   summary_->setToolTip(plainToolTip(text));

@@ -66,6 +66,19 @@ std::vector<c10::IValue> TensorDictModule::arguments(const TensorDict& td) const
   std::vector<c10::IValue> inputs;
   inputs.reserve(inKeys_.size());
   for (const NestedKey& key : inKeys_) inputs.emplace_back(td.get(key));
+  if (!plain_) return inputs;
+  // A plain archive's forward parameters past its in keys have defaults (`mask: Optional[Tensor] =
+  // None`). One the TensorDict holds under its name is given, as the traced graph's placeholder of
+  // that name reads it: the same inputs on both sides. The defaults before it fill their places.
+  const auto& parameters = module_.get_method("forward").function().getSchema().arguments();
+  size_t given = 0;
+  for (size_t i = inputs.size() + 1; i < parameters.size(); ++i)
+    if (td.contains(NestedKey(parameters[i].name()))) given = i;
+  for (size_t i = inputs.size() + 1; i <= given; ++i) {
+    const NestedKey key(parameters[i].name());
+    if (td.contains(key)) inputs.emplace_back(td.get(key));
+    else inputs.push_back(parameters[i].default_value() ? *parameters[i].default_value() : c10::IValue());
+  }
   return inputs;
 }
 

@@ -1,15 +1,18 @@
 #include "eager_values.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
 
 #include <torch/csrc/autograd/grad_mode.h>
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "fingerprint.h"
 #include "tdfx/error.h"
+#include "tdfx/util/crash_stage.h"
 
 namespace tdfx::runtime {
 namespace jit = torch::jit;
@@ -41,7 +44,10 @@ class InlinedForward {
     if (found == copies_.end()) return nullptr;
     const auto v = found->second.values.find(const_cast<jit::Value*>(ref.value));
     if (v == found->second.values.end() || v->second->node()->owningBlock() != graph_->block()) return nullptr;
-    return v->second;
+    if (!ref.allOutputs) return v->second;
+    jit::Node* made = v->second->node();  // its outputs as one tuple, made right after it
+    jit::WithInsertPoint guard(made->next());
+    return graph_->insertNode(graph_->createTuple(made->outputs()))->output();
   }
 
   /// Returns one tuple: the forward's own result, the conditions of the ifs whose block was taken,
@@ -53,6 +59,7 @@ class InlinedForward {
                                      uint64_t fingerprintKey) {
     std::vector<jit::Value*> all = results_;
     for (const auto& [condition, expected] : conditions_) all.push_back(condition);
+    for (const auto& [trips, expected] : trips_) all.push_back(trips);
     for (size_t i = 0; i < extra.size(); ++i) {
       jit::Value* v = extra[i];
       const bool tensor = v->type()->isSubtypeOf(*c10::TensorType::get());
@@ -76,6 +83,17 @@ class InlinedForward {
 
   /// What each if's condition must have been for the blocks taken to be the ones that ran.
   const std::vector<std::pair<jit::Value*, bool>>& conditions() const { return conditions_; }
+  /// The trip counts of loops unrolled as many times as the tracer ran them, each with that
+  /// number: the count the run computes must be it.
+  const std::vector<std::pair<jit::Value*, int64_t>>& trips() const { return trips_; }
+
+  /// Notes the loop iterations on `ref`'s path, before any reach(): a loop whose trip count is
+  /// computed (`for s in self.sizes`) is unrolled as many times as the tracer ran it.
+  void note(const EagerValueRef& ref) {
+    for (const auto& step : ref.path)
+      if (step.node->kind() == c10::prim::Loop)
+        iterations_[step.node] = std::max<int64_t>(iterations_[step.node], static_cast<int64_t>(step.block) + 1);
+  }
 
  private:
   struct Copies {
@@ -105,6 +123,13 @@ class InlinedForward {
     jit::Node* copy = found->second;
     Copies copies;
     std::vector<jit::Value*> results;
+    if (step.node->kind() == c10::prim::Loop) {
+      // Every iteration is unrolled at once (each reads the one before); the one asked for is
+      // returned, or null when the loop runs fewer times, or cannot be unrolled.
+      if (!unrollLoop(copy, step.node, path, length)) return remember(key);
+      const auto it = copies_.find(key);
+      return it == copies_.end() ? remember(key) : &it->second;
+    }
     if (step.node->kind() == c10::prim::If) {
       results = takeBlock(copy, step, copies);
     } else {
@@ -148,6 +173,63 @@ class InlinedForward {
     return results;
   }
 
+  // Unrolls the copy of a loop whose trip count and conditions are constants (`for i in range(3)`,
+  // a loop over a tuple's items), as the tracer did: each iteration's body is cloned before the loop
+  // with its counter and carried values, and its Copies registered under the path of `original`
+  // with the iteration as the step's block. False when the loop's iterations are not known.
+  bool unrollLoop(jit::Node* loop, const jit::Node* original, const Path& path, size_t length) {
+    const auto constant = [](jit::Value* v) { return jit::toIValue(v); };
+    const auto trips = constant(loop->input(0));
+    const auto start = constant(loop->input(1));
+    if (!start || !start->isBool()) return false;
+    jit::Block* body = loop->blocks().at(0);
+    jit::Block* originalBody = const_cast<jit::Node*>(original)->blocks().at(0);
+    const auto cond = constant(body->outputs().at(0));
+    if (!cond || !cond->isBool()) return false;
+    constexpr int64_t kMaxIterations = 4096;  // the tracer's own limit is lower: a bound, not a policy
+    int64_t count = 0;
+    if (trips && trips->isInt()) {
+      count = !start->toBool() ? 0 : !cond->toBool() ? std::min<int64_t>(trips->toInt(), 1) : trips->toInt();
+    } else {
+      // A computed trip count (`len(self.sizes)`): as many iterations as the tracer ran, checked
+      // against the count the run computes (trips()).
+      const auto ran = iterations_.find(original);
+      if (ran == iterations_.end() || !start->toBool() || !cond->toBool()) return false;
+      count = ran->second;
+      trips_.emplace_back(loop->input(0), count);
+    }
+    if (count > kMaxIterations) return false;
+    std::vector<jit::Value*> carried(loop->inputs().begin() + 2, loop->inputs().end());
+    const Path prefix(path.begin(), path.begin() + static_cast<long>(length) - 1);
+    for (int64_t k = 0; k < count; ++k) {
+      std::unordered_map<jit::Value*, jit::Value*> env;  // the body's values -> this iteration's
+      jit::WithInsertPoint guard(loop);
+      env[body->inputs().at(0)] = graph_->insertConstant(k);
+      for (size_t j = 0; j < carried.size(); ++j) env[body->inputs().at(j + 1)] = carried[j];
+      const auto lookup = [&env](jit::Value* v) {
+        const auto it = env.find(v);
+        return it == env.end() ? v : it->second;
+      };
+      Copies copies;
+      for (size_t j = 0; j < originalBody->inputs().size(); ++j)
+        copies.values[originalBody->inputs()[j]] = env.at(body->inputs()[j]);
+      auto originalNode = originalBody->nodes().begin();
+      for (jit::Node* n : body->nodes()) {
+        jit::Node* clone = graph_->insertNode(graph_->createClone(n, lookup));
+        for (size_t o = 0; o < n->outputs().size(); ++o) env[n->output(o)] = clone->output(o);
+        copies.nodes[*originalNode] = clone;
+        for (size_t o = 0; o < clone->outputs().size(); ++o) copies.values[originalNode->output(o)] = clone->output(o);
+        ++originalNode;
+      }
+      for (size_t j = 0; j < carried.size(); ++j) carried[j] = lookup(body->outputs().at(j + 1));
+      Path key = prefix;
+      key.push_back({original, static_cast<size_t>(k)});
+      copies_[key] = std::move(copies);
+    }
+    replace(loop, carried);
+    return true;
+  }
+
   // The values of `copy` (a call or an if) are `results` now, in every map that held them.
   void replace(jit::Node* copy, const std::vector<jit::Value*>& results) {
     for (size_t i = 0; i < copy->outputs().size() && i < results.size(); ++i) {
@@ -172,17 +254,21 @@ class InlinedForward {
   std::shared_ptr<jit::Graph> graph_;
   std::vector<jit::Value*> results_;
   std::vector<std::pair<jit::Value*, bool>> conditions_;
+  std::vector<std::pair<jit::Value*, int64_t>> trips_;
+  std::map<const jit::Node*, int64_t> iterations_;
   std::map<Path, Copies> copies_;
   std::set<Path> unreachable_;
 };
 
 void runModule(const TensorDictModule& module, const std::string& position, const Graph& graph, TensorDict& td,
-               const EagerRecording& recording, EagerNodeValues& out) {
+               TensorDict* tdOut, const EagerRecording& recording, EagerNodeValues& out) {
   InlinedForward inlined(module.module());
   const auto inFull = [&](const Node& n) {
     return n.index() < recording.fullValues.size() && recording.fullValues[n.index()];
   };
   std::vector<const Node*> wanted;
+  for (const auto& n : graph.nodes())
+    if (n->meta().eagerValue && n->meta().tdModule == position) inlined.note(*n->meta().eagerValue);
   for (const auto& n : graph.nodes())
     if (n->meta().eagerValue && n->meta().tdModule == position && (recording.fullValues.empty() || inFull(*n)) &&
         inlined.reach(*n->meta().eagerValue))
@@ -219,12 +305,19 @@ void runModule(const TensorDictModule& module, const std::string& position, cons
     }
   }
   const auto results = stack.at(0).toTupleRef().elements();
-  const size_t conditions = inlined.conditions().size();
+  const size_t conditions = inlined.conditions().size() + inlined.trips().size();
   if (results.size() != 1 + conditions + nodes.size())
     throw RuntimeError("the eager module's recording run returned " + std::to_string(results.size()) + " values, expected " +
                        std::to_string(1 + conditions + nodes.size()));
+  // Loops unrolled as often as the tracer ran them: the run must have computed that many.
+  for (size_t i = 0; i < inlined.trips().size(); ++i) {
+    const size_t at = 1 + inlined.conditions().size() + i;
+    if (results[at].toInt() == inlined.trips()[i].second) continue;
+    throw RuntimeError("a loop ran " + std::to_string(results[at].toInt()) + " times in the eager code, " +
+                       std::to_string(inlined.trips()[i].second) + " while tracing");
+  }
   // The blocks of ifs were run in place of the ifs: they must be the blocks the conditions choose.
-  for (size_t i = 0; i < conditions; ++i) {
+  for (size_t i = 0; i < inlined.conditions().size(); ++i) {
     if (results[1 + i].toBool() == inlined.conditions()[i].second) continue;
     const auto loc = inlined.conditions()[i].first->node()->sourceRange().file_line_col();
     throw RuntimeError("an if " + (loc ? "at " + std::get<0>(*loc) + ":" + std::to_string(std::get<1>(*loc)) + " " : std::string()) +
@@ -234,30 +327,40 @@ void runModule(const TensorDictModule& module, const std::string& position, cons
     out.values[nodes[i]->index()] = results[1 + conditions + i];
     out.found[nodes[i]->index()] = true;
   }
-  module.write(results[0], td);
+  if (module.isPlain()) out.plainOutputs = module.outputsOf(results[0]);
+  module.write(results[0], tdOut ? *tdOut : td);
 }
 
+// As TensorDictModuleBase::forward(td, tdOut) runs: a sequential with a destination runs its
+// modules on a working copy, and only its out keys reach the destination.
 void runTree(const TensorDictModuleBase& module, const std::string& position, const Graph& graph, TensorDict& td,
-             const EagerRecording& recording, EagerNodeValues& out) {
+             TensorDict* tdOut, const EagerRecording& recording, EagerNodeValues& out) {
   if (const auto* seq = dynamic_cast<const TensorDictSequential*>(&module)) {
+    TensorDict work;
+    if (tdOut) work = td;
+    TensorDict& into = tdOut ? work : td;
     for (size_t i = 0; i < seq->modules().size(); ++i)
-      runTree(*seq->modules()[i], position.empty() ? std::to_string(i) : position + "." + std::to_string(i), graph, td,
-              recording, out);
+      runTree(*seq->modules()[i], position.empty() ? std::to_string(i) : position + "." + std::to_string(i), graph,
+              into, nullptr, recording, out);
+    if (tdOut)
+      for (const NestedKey& key : seq->outKeys())
+        if (!isDiscardKey(key) && work.contains(key)) tdOut->set(key, work.get(key));
     return;
   }
   const auto* leaf = dynamic_cast<const TensorDictModule*>(&module);
   if (!leaf) throw Error("cannot record the eager values of a module that is neither a TensorDictModule nor a sequential");
-  runModule(*leaf, position, graph, td, recording, out);
+  runModule(*leaf, position, graph, td, tdOut, recording, out);
 }
 
 }  // namespace
 
 EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td,
-                                        const EagerRecording& recording) {
+                                        const EagerRecording& recording, TensorDict* tdOut) {
+  plantedFault("eager-recording");  // tests: a recording that fails must leave the verdict NOT PROVEN
   EagerNodeValues out;
   out.values.resize(graph.size());
   out.found.assign(graph.size(), false);
-  runTree(eager, "", graph, td, recording, out);
+  runTree(eager, "", graph, td, tdOut, recording, out);
   return out;
 }
 

@@ -16,6 +16,9 @@ struct EagerNodeValues {
   /// wants in full the value itself, a tensor copied where the code made it.
   std::vector<c10::IValue> values;
   std::vector<bool> found;  ///< the node's eager value was read
+  /// A plain archive's outputs (TensorDictModule::outputsOf its result), whatever their structure;
+  /// a TensorDict module's are written to the TensorDict instead.
+  std::vector<c10::IValue> plainOutputs;
 };
 
 struct EagerRecording {
@@ -25,12 +28,13 @@ struct EagerRecording {
   std::vector<bool> fullValues;
 };
 
-/// Runs `eager` on `td` as forward does (its out keys are written to `td`), each TensorDictModule
+/// Runs `eager` on `td` as forward(td, tdOut) does (its out keys are written to `*tdOut`, or to
+/// `td` when it is null), each TensorDictModule
 /// through a copy of its forward graph that also returns the values `graph`'s nodes stand for, or
 /// their fingerprints.
 /// A value inside a loop or a branch, or behind a call that cannot be inlined, is not found.
 /// Throws tdfx::Error when a graph cannot be built or run.
 EagerNodeValues runRecordingEagerValues(const TensorDictModuleBase& eager, const Graph& graph, TensorDict& td,
-                                        const EagerRecording& recording);
+                                        const EagerRecording& recording, TensorDict* tdOut = nullptr);
 
 }  // namespace tdfx::runtime

@@ -108,6 +108,23 @@ uint64_t tensorHash(const at::Tensor& tensor, uint64_t key) {
   const at::Tensor t = tensor.is_conj() || tensor.is_neg() ? tensor.resolve_conj().resolve_neg() : tensor;
   uint64_t h = mix(key ^ static_cast<uint64_t>(t.scalar_type()));
   for (const int64_t d : t.sizes()) h = mix(h ^ static_cast<uint64_t>(d));
+  // A quantized tensor's bytes are its integers: what they stand for is in its scheme, scale(s),
+  // zero point(s) and axis, hashed too, so that a difference there shows at the node it starts.
+  if (t.is_quantized()) {
+    const at::QScheme scheme = t.qscheme();
+    h = mix(h ^ (static_cast<uint64_t>(scheme) << 8));
+    if (scheme == at::kPerTensorAffine || scheme == at::kPerTensorSymmetric) {
+      const double scale = t.q_scale();
+      uint64_t bits;
+      std::memcpy(&bits, &scale, sizeof bits);
+      h = mix(h ^ bits);
+      h = mix(h ^ static_cast<uint64_t>(t.q_zero_point()));
+    } else {
+      h = mix(h ^ static_cast<uint64_t>(t.q_per_channel_axis()));
+      h = mix(h ^ tensorHash(t.q_per_channel_scales(), key));
+      h = mix(h ^ tensorHash(t.q_per_channel_zero_points(), key));
+    }
+  }
   // On this thread: hashing on torch's threads, beside OpenBLAS's threads that spin for a while
   // after each matrix product, made maxvit_t's node-by-node pass slower (0.41 s against 0.28 s).
   StreamHash stream(key);
@@ -150,6 +167,8 @@ c10::IValue fingerprint(const c10::IValue& value, uint64_t key) {
     }
     return c10::ivalue::Tuple::create(std::move(items));
   }
+  // A device as its text: fingerprints are compared as IValues, and "cpu" is "cpu" on both sides.
+  if (value.isDevice()) return c10::ivalue::Tuple::create({c10::IValue("device"), c10::IValue(value.toDevice().str())});
   return value;
 }
 

@@ -1,4 +1,5 @@
 #include "tdfx/runtime/graph_module.h"
+#include "tdfx/runtime/interpreter.h"
 
 #include <chrono>
 #include <mutex>
@@ -182,7 +183,7 @@ std::vector<c10::IValue> GraphModule::call(TensorDict& td) const {
   checkRevision();
   const auto whole = wholeForward();
   std::vector<c10::IValue> args;
-  if (!whole || !wholeArguments(*whole, td, args)) return run(td, nullptr);
+  if (!whole || !wholeArguments(*whole, td, args)) return Interpreter(*this).run(td);
   torch::NoGradGuard noGrad;
   // What the whole forward starts from, so that a diagnosis after its failure starts there too: it
   // may have changed its inputs in place or drawn random numbers before it failed.
@@ -195,7 +196,7 @@ std::vector<c10::IValue> GraphModule::call(TensorDict& td) const {
     const std::string message = e.what();
     td = before;
     runtime::restoreRandomState(random);
-    run(td, nullptr);  // throws the error naming the failing node
+    Interpreter(*this).run(td);  // throws the error naming the failing node
     throw RuntimeError("the printed graph's forward failed: " + message.substr(0, message.find('\n')) +
                        "; run again node by node from the same inputs and random state, it did not fail: the "
                        "TorchScript forward and the node-by-node runtime disagree");
@@ -210,34 +211,6 @@ std::string GraphModule::printedLine(const Node& node) const {
   if (const size_t frees = text.find(";  "); frees != std::string::npos) text.resize(frees);
   return text;
 }
-
-namespace {
-
-std::string describe(const Node& node, const std::string& printed) {
-  std::string s = "node '" + node.name() + "' (" + opKindName(node.op()) + " " + node.target();
-  if (!node.meta().sourceFile.empty())
-    s += ", " + node.meta().sourceFile + ":" + std::to_string(node.meta().sourceLine);
-  s += ")";
-  if (!printed.empty()) s += ", printed `" + printed + "`,";
-  return s;
-}
-
-std::vector<TensorMeta> tensorMetas(const c10::IValue& value) {
-  std::vector<TensorMeta> outs;
-  const auto add = [&](const c10::IValue& v) {
-    if (v.isTensor()) outs.push_back(TensorMeta{v.toTensor().sizes().vec(), v.toTensor().scalar_type()});
-  };
-  if (value.isTuple()) {
-    for (const auto& v : value.toTupleRef().elements()) add(v);
-  } else if (value.isList()) {
-    for (const auto& v : value.toListRef()) add(v);
-  } else {
-    add(value);
-  }
-  return outs;
-}
-
-}  // namespace
 
 const std::pair<std::string, torch::jit::Module>& moduleRootOf(const TracedGraph& traced, const std::string& target) {
   const std::pair<std::string, torch::jit::Module>* root = nullptr;
@@ -266,65 +239,6 @@ c10::IValue attributeValue(const TracedGraph& traced, const std::string& target)
   return value;
 }
 
-std::vector<c10::IValue> GraphModule::run(TensorDict& td, std::vector<NodeRunRecord>* records,
-                                          const std::vector<const Node*>* capture, std::vector<c10::IValue>* captured,
-                                          const ValueObserver* onValue) const {
-  checkRevision();
-  if (!nodeFunctions_) throw RuntimeError("the traced graph has no module to run");
-  torch::NoGradGuard noGrad;
-  const auto& nodes = traced_.graph->nodes();
-  std::vector<c10::IValue> env(nodes.size());
-  std::vector<bool> keep;  // values to keep for the caller (capture); empty: free everything
-  if (records) records->assign(nodes.size(), NodeRunRecord{});
-  if (capture) {
-    keep.assign(nodes.size(), false);
-    for (const Node* n : *capture) keep.at(n->index()) = true;
-  }
-
-  std::vector<c10::IValue> outputs;
-  for (const auto& nodePtr : nodes) {
-    const Node& node = *nodePtr;
-    const size_t i = node.index();
-    const auto started = records ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    try {
-      if (&node == tensordict_) {
-        env[i] = readsOf(td);  // the flat dict of the keys read, as the whole forward takes it
-      } else if (node.op() == OpKind::Placeholder && (td.contains(NestedKey(node.target())) || node.args().empty())) {
-        env[i] = td.get(NestedKey(node.target()));  // a plain module's parameter reads the key of its name
-      } else {
-        std::vector<c10::IValue> inputs;
-        inputs.reserve(callInputs_[i].size());
-        for (const Node* n : callInputs_[i]) inputs.push_back(env[n->index()]);
-        env[i] = nodeFunctions_->run(node, std::move(inputs));  // a parameter's default, too
-      }
-      if (node.op() == OpKind::Output) {
-        // A TensorDict module's values zipped with its out keys, or a plain archive's result.
-        if (env[i].isTuple()) outputs = env[i].toTupleRef().elements().vec();
-        else outputs.push_back(env[i]);
-      }
-      if (records && node.op() != OpKind::Placeholder && node.op() != OpKind::Output) {
-        (*records)[i].seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        (*records)[i].outputs = tensorMetas(env[i]);
-      }
-    } catch (const KeyError&) {
-      throw;
-    } catch (const c10::Error& e) {
-      throw RuntimeError("running " + describe(node, printedLine(node)) + " failed: " + e.what_without_backtrace());
-    } catch (const std::exception& e) {
-      throw RuntimeError("running " + describe(node, printedLine(node)) + " failed: " + e.what());
-    }
-    if (onValue && node.op() != OpKind::Output) (*onValue)(node, env[i]);  // its errors are its own
-    // Free values after their last use, like the `x = None` lines of FX code.
-    for (size_t used : freeAfter_[i])
-      if (keep.empty() || !keep[used]) env[used] = c10::IValue();
-  }
-  if (captured) {
-    captured->clear();
-    for (const Node* n : *capture) captured->push_back(env[n->index()]);
-  }
-  return outputs;
-}
-
 void GraphModule::writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const {
   const auto& keys = traced_.outKeys;
   // More outputs than keys: the extra ones are not written (tensordict zips them with out_keys).
@@ -347,19 +261,20 @@ void GraphModule::forward(TensorDict& td, TensorDict* tdOut) const { writeOutput
 
 std::vector<c10::IValue> GraphModule::forwardCapturing(TensorDict& td, TensorDict* tdOut,
                                                       const std::vector<const Node*>& nodes) const {
-  std::vector<c10::IValue> values;
-  writeOutputs(run(td, nullptr, &nodes, &values), td, tdOut);
-  return values;
+  CapturingObserver capturing(graph(), nodes);
+  writeOutputs(Interpreter(*this).observe(capturing).run(td), td, tdOut);
+  return capturing.values();
 }
 
 std::vector<c10::IValue> GraphModule::callObserving(TensorDict& td, const ValueObserver& onValue) const {
-  return run(td, nullptr, nullptr, nullptr, &onValue);
+  FunctionObserver observer(onValue);
+  return Interpreter(*this).observe(observer).run(td);
 }
 
 std::vector<NodeRunRecord> GraphModule::forwardRecorded(TensorDict& td, TensorDict* tdOut) const {
-  std::vector<NodeRunRecord> records;
-  writeOutputs(run(td, &records), td, tdOut);
-  return records;
+  RecordingObserver recording(graph());
+  writeOutputs(Interpreter(*this).observe(recording).run(td), td, tdOut);
+  return recording.take();
 }
 
 void GraphModule::forwardAndRecordShapes(TensorDict& td, TensorDict* tdOut) {

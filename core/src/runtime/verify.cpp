@@ -1,4 +1,5 @@
 #include "tdfx/runtime/verify.h"
+#include "tdfx/runtime/interpreter.h"
 
 #include "tdfx/ir/graph_printer.h"
 
@@ -17,6 +18,7 @@
 
 #include "eager_values.h"
 #include "fingerprint.h"
+#include "index_bounds.h"
 #include "pass_state.h"
 #include "value_comparison.h"
 #include "tdfx/error.h"
@@ -81,6 +83,49 @@ bool yieldsValue(const Node& node, bool readsTensorDict) {
   return !fx_target::isCallTo(node, fx_target::kAssert);
 }
 
+// The closed list of reasons a node may go without an eager value (VerifyReport::nodesExcused).
+// Each says why the node's value needs no comparison of its own.
+constexpr const char* kPlaceholder = "input: a placeholder or a key read from the TensorDict, the same on both sides";
+constexpr const char* kPrint = "print: torch.ops.prim.Print, which nothing reads (it returns nothing; the text it prints is not compared)";
+constexpr const char* kAssertion = "assertion condition: True on the traced side, and the eager code did not raise";
+constexpr const char* kGetAttr = "get_attr: the archive's own tensor, read by its name";
+constexpr const char* kUnusedRead = "unused read: an item or attribute no node reads (a statement TorchScript compiled away)";
+
+// A getitem or getattr whose value nothing reads but other such reads (`x.shape[1]` dead: the
+// getattr's one user is the getitem no node reads).
+bool isUnusedRead(const Node& node) {
+  if (!fx_target::isCallTo(node, fx_target::kGetItem) && !fx_target::isCallTo(node, fx_target::kGetAttr)) return false;
+  return std::all_of(node.users().begin(), node.users().end(), [](const Node* u) { return isUnusedRead(*u); });
+}
+
+// The excuse of a node that has no eager value, or null when it has none: a placeholder, a
+// get_attr, or a getitem / getattr that nothing reads (FX records the reads of a dead statement).
+// A call with no user is no such node: it may act in place, or draw random numbers.
+const char* excuseFor(const Node& node, const c10::IValue& value, bool readsTensorDict) {
+  if (node.op() == OpKind::Placeholder) return kPlaceholder;
+  if (readsTensorDict && fx_target::isCallTo(node, fx_target::kGetItem) && !node.args().empty() &&
+      node.args()[0].isNode() && node.args()[0].node()->op() == OpKind::Placeholder && node.args()[0].node()->index() == 0)
+    return kPlaceholder;
+  // `if bad: raise` becomes torch._assert(not_(bad)): the tracer's own negation has no eager value,
+  // but the traced assert saw True and the eager `if` did not raise, so both agree that it held.
+  if (value.isBool() && value.toBool() && !node.users().empty() &&
+      std::all_of(node.users().begin(), node.users().end(), [](const Node* u) { return fx_target::isCallTo(*u, fx_target::kAssert); }))
+    return kAssertion;
+  if (node.op() == OpKind::GetAttr) return kGetAttr;
+  if (isUnusedRead(node)) return kUnusedRead;
+  if (node.op() == OpKind::CallFunction && node.target() == "torch.ops.prim.Print" && node.users().empty())
+    return kPrint;
+  return nullptr;
+}
+
+// Why a node that is neither compared nor excused has no eager value.
+std::string unprovenReason(const Node& node) {
+  if (!node.meta().eagerValue)
+    return "the tracer knows no value of the model's code it stands for (a value of a loop FX unrolled, or one it "
+           "computed while tracing)";
+  return "its value in the model's code could not be read (inside a loop, or behind a call that cannot be inlined)";
+}
+
 // Compares the nodes whose fingerprints differed in full: the eager values recorded once more, in
 // full this time, against the traced values kept as the nodes made them. The first in graph order
 // that differs is the divergence.
@@ -91,14 +136,19 @@ void compareInFull(const TensorDictModuleBase& eager, const GraphModule& module,
   recording.fullValues.assign(module.graph().size(), false);
   for (const auto& [index, value] : tracedValues) recording.fullValues[index] = true;
   state.restore();
-  TensorDict td = inputs.clone();
-  const runtime::EagerNodeValues full = runtime::runRecordingEagerValues(eager, module.graph(), td, recording);
+  TensorDict td = inputs.clone(), scratch;  // the out keys go to scratch, as forward(td, &out) writes them
+  const runtime::EagerNodeValues full = runtime::runRecordingEagerValues(eager, module.graph(), td, recording, &scratch);
   for (const auto& [index, traced] : tracedValues) {
     const Node& node = *module.graph().nodes().at(index);
     const c10::IValue& expected = full.values[index];
     std::vector<KeyComparison> rows;
     if (full.found[index]) compareValues(node.name(), expected, traced, options, rows);
-    const auto wrong = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return !c.matches; });
+    const auto wrong = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return !c.matches && !c.notComparable; });
+    const auto uncomparable = std::find_if(rows.begin(), rows.end(), [](const KeyComparison& c) { return c.notComparable; });
+    if (wrong == rows.end() && full.found[index] && uncomparable != rows.end()) {
+      report.unproven.push_back({node.name(), uncomparable->problem});  // a Generator, an object
+      continue;
+    }
     // Within the tolerance; or a value the second recording did not read (it reads what the first
     // did): the fingerprints differed, and that stands.
     if (wrong == rows.end() && full.found[index]) continue;
@@ -120,6 +170,20 @@ void compareInFull(const TensorDictModuleBase& eager, const GraphModule& module,
   }
 }
 
+// For a failure that reads as an index out of range, when some integer input was drawn: how to
+// give its values. Ints that index a tensor of known size are drawn in range
+// (verificationInputs); one that indexes something whose size shows only while running is not.
+std::string indexHint(const TensorDict& inputs, const std::string& error) {
+  if (error.find("out of bounds") == std::string::npos && error.find("out of range") == std::string::npos) return "";
+  std::string ints;
+  for (const NestedKey& key : inputs.keys(/*includeNested=*/true, /*leavesOnly=*/true))
+    if (at::isIntegralType(inputs.get(key).scalar_type(), /*includeBool=*/false))
+      ints += (ints.empty() ? "" : ", ") + keyRepr(key);
+  if (ints.empty()) return "";
+  return "\n(the integer input(s) " + ints + " were drawn from [0, 10), in range only where they index a tensor whose "
+         "size is known before running: give their values with --input-values FILE, tensors saved with torch.save)";
+}
+
 std::vector<at::Tensor> graphTensors(const GraphModule& traced) {
   std::vector<at::Tensor> out;
   for (const auto& [target, tensor] : traced.traced().tensorConstants) out.push_back(tensor);
@@ -133,12 +197,34 @@ const TensorDictModule* plainModule(const TensorDictModuleBase& module) {
 
 }  // namespace
 
-bool VerifyReport::passed() const {
+const char* const kExcuses[5] = {kPlaceholder, kGetAttr, kUnusedRead, kAssertion, kPrint};
+
+const char* verdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::Passed: return "PASSED";
+    case Verdict::NotProven: return "NOT PROVEN";
+    case Verdict::Failed: return "FAILED";
+  }
+  return "FAILED";
+}
+
+Verdict VerifyReport::verdict() const {
   // No keys to compare (every out key is "_") is not a pass: nothing written was shown to agree.
-  if (keys.empty()) return false;
-  for (const auto& k : keys)
-    if (!k.matches) return false;
-  return nodeMismatches.empty();
+  if (keys.empty()) return Verdict::Failed;
+  bool uncomparable = false;
+  for (const auto& k : keys) {
+    if (k.notComparable) uncomparable = true;
+    else if (!k.matches) return Verdict::Failed;
+  }
+  if (!nodeMismatches.empty()) return Verdict::Failed;
+  if (uncomparable || !nodeComparisonProblem.empty() || !unproven.empty()) return Verdict::NotProven;
+  return Verdict::Passed;
+}
+
+int64_t VerifyReport::nodesWithoutEagerValue() const {
+  int64_t n = static_cast<int64_t>(unproven.size());
+  for (const auto& [reason, count] : nodesExcused) n += count;
+  return n;
 }
 
 InputSpec parseInputSpec(const std::string& text) {
@@ -167,7 +253,7 @@ InputSpec parseInputSpec(const std::string& text) {
 }
 
 TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& givenShapes, uint64_t seed,
-                              const InputValues& values) {
+                              const InputValues& values, const GraphModule* traced) {
   // A key given with its values is drawn as its row says (so every other key gets the draw it
   // would get without the values), then replaced by the tensor. Only a key with no row at all is
   // given the tensor's shape and dtype to draw.
@@ -221,6 +307,16 @@ TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpe
   // A plain archive has no batch size: take none, so any shape is accepted.
   try {
     TensorDict inputs = makeExampleInputs(withInputs, seed);
+    if (traced) {
+      // Ints that index a tensor of known size: the drawn values modulo the size of the smallest
+      // dimension they index (a value below it stays as drawn).
+      std::map<NestedKey, int64_t> smallest;
+      for (const auto& b : runtime::indexBounds(*traced, withInputs.exampleInputs))
+        if (b.size > 0 && (!smallest.count(b.key) || b.size < smallest[b.key])) smallest[b.key] = b.size;
+      for (const auto& [key, size] : smallest)
+        if (inputs.contains(key) && at::isIntegralType(inputs.get(key).scalar_type(), /*includeBool=*/false))
+          inputs.set(key, inputs.get(key).remainder(size));
+    }
     for (const auto& [key, tensor] : values) inputs.set(key, tensor.clone());
     return inputs;
   } catch (const KeyError& e) {
@@ -229,7 +325,7 @@ TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpe
 }
 
 VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
-                    const VerifyOptions& options) {
+                    const VerifyOptions& options, std::vector<NodeRunRecord>* records) {
   // A forward parameter that defaults to None but that the printed graph uses: FX traced the branch
   // where it is given (`if mask is not None:`), so a run on the default fails at its first user
   // with a page of overloads. Say in one line what to give instead.
@@ -250,58 +346,117 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
   const TensorDictModule* plain = plainModule(eager);
   runtime::PassState state(eager, graphTensors(traced), options.randomSeed, traced.tensorsForwardMayWrite());
 
-  // 1. The eager module's own code, recording the fingerprint of the value behind every printed
-  // node. The key is drawn here, so the model cannot make a wrong value match.
+  // 1. The eager side, once: the model's own code, recording the fingerprint of the value behind
+  // every printed node as it runs. Its outputs are the eager outputs. The key is drawn here, so the
+  // model cannot make a wrong value match.
   runtime::EagerRecording recording;
   recording.fingerprintKey = (static_cast<uint64_t>(std::random_device()()) << 32) ^ std::random_device()();
   std::optional<runtime::EagerNodeValues> eagerValues;
+  TensorDict eagerTd, eagerOut;  // the inputs the pass ran on, and the out keys it wrote
+  std::vector<c10::IValue> eagerResults;  // a plain archive's outputs, whatever their structure
+  const auto eagerForward = [&](TensorDict& td) {
+    try {
+      if (plain) return plain->outputsOf(plain->call(td));
+      TensorDict out;
+      eager.forward(td, &out);
+      return std::vector<c10::IValue>{};
+    } catch (const Error& e) {
+      throw Error(std::string("the eager module failed on these inputs: ") + e.what() + indexHint(inputs, e.what()));
+    }
+  };
   try {
     state.restore();
-    TensorDict td = inputs.clone();
-    eagerValues = runtime::runRecordingEagerValues(eager, traced.graph(), td, recording);
+    eagerTd = inputs.clone();
+    eagerValues = runtime::runRecordingEagerValues(eager, traced.graph(), eagerTd, recording, &eagerOut);
+    eagerResults = eagerValues->plainOutputs;
   } catch (const runtime::StateLost&) {
     throw;  // no later pass could be trusted
   } catch (const std::exception& e) {
-    report.nodeComparisonProblem = e.what();
+    // No node can be proven; the outputs still come from the module as it runs (its own errors
+    // are the user's: the eager module failed on these inputs).
+    report.nodeComparisonProblem = std::string("recording the eager values failed: ") + e.what();
+    state.restore();
+    eagerTd = inputs.clone();
+    eagerOut = TensorDict();
+    if (plain) eagerResults = eagerForward(eagerTd);
+    else
+      try {
+        eager.forward(eagerTd, &eagerOut);
+      } catch (const Error& e) {
+        throw Error(std::string("the eager module failed on these inputs: ") + e.what() + indexHint(inputs, e.what()));
+      }
   }
 
-  // 2. The eager module as it runs, and 3. the traced graph's forward: each twice, the first
-  // results compared and the faster time reported (a first run pays one-off costs: the method's
-  // executor, the TorchScript forward of the printed graph).
-  struct PassResult {
-    TensorDict out;                    // a TensorDict module's out keys
-    std::vector<c10::IValue> results;  // a plain archive's outputs, whatever their structure
-  };
-  const auto runTwice = [&](const char* what, const auto& pass, PassResult& first) {
-    double best = std::numeric_limits<double>::infinity();
-    for (int run = 0; run < 2; ++run) {
-      state.restore();
-      TensorDict in = inputs.clone();
-      PassResult result;
-      const auto start = Clock::now();
-      try {
-        pass(in, result);
-      } catch (const Error& e) {
-        throw Error(std::string(what) + " failed on these inputs: " + e.what());
+  // 2. The traced side, once: the interpreter runs the printed graph node by node; each value's
+  // fingerprint is compared with the eager one as its node runs, and one that differs is kept, as
+  // the node made it, for 3.; the GUI's records come from the same run.
+  std::map<size_t, c10::IValue> differing;
+  const bool readsTensorDict = traced.traced().readsTensorDict;
+  class Fingerprints : public RunObserver {
+   public:
+    Fingerprints(const std::optional<runtime::EagerNodeValues>& eager, uint64_t key, bool readsTensorDict,
+                 VerifyReport& report, std::map<size_t, c10::IValue>& differing)
+        : eager_(eager), key_(key), readsTensorDict_(readsTensorDict), report_(report), differing_(differing) {}
+    void onNode(const Node& node, const c10::IValue& value, double) override {
+      if (!eager_ || !yieldsValue(node, readsTensorDict_)) return;
+      if (!eager_->found[node.index()]) {
+        if (const char* excuse = excuseFor(node, value, readsTensorDict_)) ++report_.nodesExcused[excuse];
+        else report_.unproven.push_back({node.name(), unprovenReason(node)});
+        return;
       }
-      best = std::min(best, secondsSince(start));
-      if (run == 0) first = std::move(result);
+      ++report_.nodesCompared;
+      if (runtime::bitwiseSame(eager_->values[node.index()], runtime::fingerprint(value, key_))) return;
+      differing_[node.index()] = value.deepcopy();
     }
-    return best;
-  };
-  PassResult eagerPass, tracedPass;
-  report.eagerSeconds = runTwice("the eager module", [&](TensorDict& in, PassResult& r) {
-    if (plain) r.results = plain->outputsOf(plain->call(in));
-    else eager.forward(in, &r.out);
-  }, eagerPass);
-  report.tracedSeconds = runTwice("the traced graph", [&](TensorDict& in, PassResult& r) {
-    if (plain) r.results = traced.call(in);
-    else traced.forward(in, &r.out);
-  }, tracedPass);
-  const TensorDict& eagerOut = eagerPass.out;
-  const TensorDict& tracedOut = tracedPass.out;
-  const std::vector<c10::IValue>& eagerResults = eagerPass.results;
-  const std::vector<c10::IValue>& tracedResults = tracedPass.results;
+
+   private:
+    const std::optional<runtime::EagerNodeValues>& eager_;
+    uint64_t key_;
+    bool readsTensorDict_;
+    VerifyReport& report_;
+    std::map<size_t, c10::IValue>& differing_;
+  } fingerprints(eagerValues, recording.fingerprintKey, readsTensorDict, report, differing);
+  RecordingObserver recorded(traced.graph());
+  Interpreter interpreter(traced);
+  interpreter.observe(fingerprints);
+  if (records) interpreter.observe(recorded);
+  state.restore();
+  TensorDict tracedTd = inputs.clone(), tracedOut;
+  std::vector<c10::IValue> tracedResults;
+  try {
+    tracedResults = interpreter.run(tracedTd);
+    if (!plain) traced.writeOutputs(tracedResults, tracedTd, &tracedOut);
+  } catch (const runtime::StateLost&) {
+    throw;
+  } catch (const Error& e) {
+    throw Error(std::string("the traced graph failed on these inputs: ") + e.what());
+  }
+  if (records) *records = recorded.take();
+
+  // The times, only when asked for: each side twice more, the faster run reported (a first run
+  // pays one-off costs: the method's executor, the TorchScript forward of the printed graph).
+  if (options.time) {
+    const auto best = [&](const auto& pass) {
+      double fastest = std::numeric_limits<double>::infinity();
+      for (int run = 0; run < 2; ++run) {
+        state.restore();
+        TensorDict in = inputs.clone();
+        const auto start = Clock::now();
+        pass(in);
+        fastest = std::min(fastest, secondsSince(start));
+      }
+      return fastest;
+    };
+    report.eagerSeconds = best([&](TensorDict& in) { eagerForward(in); });
+    report.tracedSeconds = best([&](TensorDict& in) {
+      try {
+        traced.call(in);
+      } catch (const Error& e) {
+        throw Error(std::string("the traced graph failed on these inputs: ") + e.what());
+      }
+    });
+    report.timed = true;
+  }
   report.nodeByNodeReason = traced.nodeByNodeReason();
 
   if (plain) {
@@ -309,8 +464,8 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     for (size_t i = 0; i < keys.size(); ++i) {
       if (isDiscardKey(keys[i])) continue;
       const c10::IValue missing;
-      compareValues(keyToString(keys[i]), eagerResults.at(i), i < tracedResults.size() ? tracedResults[i] : missing,
-                    options, report.keys);
+      compareValues(keyToString(keys[i]), i < eagerResults.size() ? eagerResults[i] : missing,
+                    i < tracedResults.size() ? tracedResults[i] : missing, options, report.keys);
     }
   } else {
     for (const NestedKey& key : eager.outKeys()) {
@@ -329,42 +484,20 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     }
   }
 
-  // 4. Every node: the printed graph node by node, each value's fingerprint compared with the eager
-  // one as the node runs; a value whose fingerprint differs is kept, as the node made it, and 5.
-  // compared in full.
-  if (eagerValues) {
-    const std::string* stage = nullptr;
-    static const std::string kNodeByNode = "the traced graph failed node by node: ";
-    static const std::string kInFull = "recording the eager values of the nodes that differ failed: ";
+  // 3. The nodes whose fingerprints differed, compared in full.
+  if (!differing.empty()) {
     try {
-      stage = &kNodeByNode;
-      state.restore();
-      TensorDict td = inputs.clone();
-      std::map<size_t, c10::IValue> differing;
-      traced.callObserving(td, [&](const Node& node, const c10::IValue& value) {
-        if (!yieldsValue(node, traced.traced().readsTensorDict)) return;
-        if (!eagerValues->found[node.index()]) {
-          ++report.nodesWithoutEagerValue;
-          return;
-        }
-        ++report.nodesCompared;
-        if (runtime::bitwiseSame(eagerValues->values[node.index()], runtime::fingerprint(value, recording.fingerprintKey)))
-          return;
-        differing[node.index()] = value.deepcopy();
-      });
-      stage = &kInFull;
-      if (!differing.empty()) compareInFull(eager, traced, inputs, differing, state, options, report);
+      compareInFull(eager, traced, inputs, differing, state, options, report);
     } catch (const runtime::StateLost&) {
       throw;
     } catch (const std::exception& e) {
-      report.nodeComparisonProblem = *stage + e.what();
-      report.nodesCompared = report.nodesWithoutEagerValue = 0;
-      report.nodeMismatches.clear();
-      report.divergence.reset();
+      report.nodeComparisonProblem = std::string("recording the eager values of the nodes that differ failed: ") + e.what();
+      for (const auto& [index, value] : differing)
+        report.unproven.push_back({traced.graph().nodes().at(index)->name(), "its fingerprint differs, and its eager value could not be read again"});
     }
   }
 
-  if (!report.passed()) {
+  if (report.verdict() == Verdict::Failed) {
     if (!report.divergence) report.divergence = findDivergence(eager, traced, inputs, options, state);
     for (const auto& node : traced.graph().nodes())
       if (node->meta().random) report.randomNodes.push_back(node->name());
@@ -393,14 +526,23 @@ std::string formatReport(const VerifyReport& r) {
                     : "MISMATCH" + (k.problem.empty() ? std::string() : " (" + k.problem + ")"))
       << "\n";
   }
-  s << std::fixed << std::setprecision(2) << "eager " << r.eagerSeconds * 1e3 << " ms, traced " << r.tracedSeconds * 1e3
-    << " ms; " << (r.options.bitwise() ? "bitwise comparison" : "tolerance atol=" + std::to_string(r.options.atol) +
-                                                                     " rtol=" + std::to_string(r.options.rtol))
+  if (r.timed)
+    s << std::fixed << std::setprecision(2) << "eager " << r.eagerSeconds * 1e3 << " ms, traced " << r.tracedSeconds * 1e3
+      << " ms; ";
+  s << (r.options.bitwise() ? "bitwise comparison" : "tolerance atol=" + std::to_string(r.options.atol) +
+                                                         " rtol=" + std::to_string(r.options.rtol))
     << "\n";
-  s << "nodes: " << r.nodesCompared << " compared with the eager value they stand for, " << r.nodesWithoutEagerValue
-    << " without one";
+  int64_t excused = 0;
+  for (const auto& [reason, count] : r.nodesExcused) excused += count;
+  s << "nodes: " << r.nodesCompared << " compared with the eager value they stand for, " << excused << " excused";
+  if (!r.unproven.empty()) s << ", " << r.unproven.size() << " not proven";
   if (!r.nodeMismatches.empty()) s << ", " << r.nodeMismatches.size() << " differ";
   s << "\n";
+  for (const auto& [reason, count] : r.nodesExcused) s << "  excused: " << count << " " << reason << "\n";
+  constexpr size_t kListed = 20;
+  for (size_t i = 0; i < r.unproven.size() && i < kListed; ++i)
+    s << "  not proven: node '" << r.unproven[i].node << "': " << r.unproven[i].reason << "\n";
+  if (r.unproven.size() > kListed) s << "  not proven: " << r.unproven.size() - kListed << " more (--json lists them all)\n";
   if (!r.nodeComparisonProblem.empty()) s << "nodes not compared: " << r.nodeComparisonProblem << "\n";
   if (!r.nodeByNodeReason.empty()) s << "the traced graph ran node by node: " << r.nodeByNodeReason << "\n";
   if (r.divergence) {
@@ -419,51 +561,23 @@ std::string formatReport(const VerifyReport& r) {
   }
   bool keysMatch = true;
   for (const auto& k : r.keys) keysMatch = keysMatch && k.matches;
-  s << (r.passed()        ? "PASSED: traced outputs match eager outputs\n"
-        : r.keys.empty() ? "FAILED: nothing to compare: the module writes no key (its out keys are all \"_\")\n"
-        : keysMatch      ? "FAILED: traced outputs match eager outputs, but nodes differ\n"
-                         : "FAILED: traced outputs differ from eager outputs\n");
-  return s.str();
-}
-
-std::string reportToJson(const VerifyReport& r) {
-  nlohmann::json j;
-  j["passed"] = r.passed();
-  j["bitwise"] = r.options.bitwise();
-  j["atol"] = r.options.atol;
-  j["rtol"] = r.options.rtol;
-  j["eager_seconds"] = r.eagerSeconds;
-  j["traced_seconds"] = r.tracedSeconds;
-  j["inputs"] = nlohmann::json::array();
-  for (const auto& in : r.inputs) j["inputs"].push_back({{"key", in.key.parts()}, {"shape", in.shape}, {"dtype", in.dtype}});
-  j["keys"] = nlohmann::json::array();
-  for (const auto& k : r.keys) {
-    j["keys"].push_back({{"key", k.key.parts()},
-                         {"shape", k.eagerShape},
-                         {"traced_shape", k.tracedShape},
-                         {"dtype", k.eagerDtype},
-                         {"traced_dtype", k.tracedDtype},
-                         {"max_abs_diff", k.maxAbsDiff},
-                         {"max_rel_diff", k.maxRelDiff},
-                         {"bitwise_equal", k.bitwiseEqual},
-                         {"matches", k.matches},
-                         {"nan", {{"eager", k.eagerNaN}, {"traced", k.tracedNaN}}},
-                         {"inf", {{"eager", k.eagerInf}, {"traced", k.tracedInf}}},
-                         {"problem", k.problem}});
+  switch (r.verdict()) {
+    case Verdict::Passed:
+      s << "PASSED: traced outputs match eager outputs, and every node is proven\n";
+      break;
+    case Verdict::NotProven:
+      s << "NOT PROVEN: nothing differs, but "
+        << (!r.nodeComparisonProblem.empty() ? std::string("the nodes were not compared")
+            : !r.unproven.empty()            ? std::to_string(r.unproven.size()) + " node(s) have no proof"
+                                             : std::string("an output of a kind verify cannot compare was not compared"))
+        << "\n";
+      break;
+    case Verdict::Failed:
+      s << (r.keys.empty() ? "FAILED: nothing to compare: the module writes no key (its out keys are all \"_\")\n"
+            : keysMatch    ? "FAILED: traced outputs match eager outputs, but nodes differ\n"
+                           : "FAILED: traced outputs differ from eager outputs\n");
   }
-  j["nodes"] = {{"compared", r.nodesCompared},
-                {"without_eager_value", r.nodesWithoutEagerValue},
-                {"differ", r.nodeMismatches},
-                {"problem", r.nodeComparisonProblem}};
-  j["node_by_node_reason"] = r.nodeByNodeReason;
-  if (r.divergence)
-    j["first_divergence"] = {{"node", r.divergence->node},       {"module", r.divergence->module},
-                             {"key", r.divergence->key.parts()}, {"eager", r.divergence->eagerValue},
-                             {"traced", r.divergence->tracedValue}, {"problem", r.divergence->problem}};
-  else
-    j["first_divergence"] = nullptr;
-  j["random_nodes"] = r.randomNodes;
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);  // bytes that are not UTF-8: U+FFFD
+  return s.str();
 }
 
 }  // namespace tdfx

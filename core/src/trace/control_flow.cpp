@@ -139,7 +139,12 @@ void convertLoop(TraceContext& cx, jit::Node* node, Frame& frame) {
                                          " iterations)");
     frame.env[body->inputs()[0]] = SymValue::ofConstant(c10::IValue(i));
     for (size_t k = 0; k < carried.size(); ++k) frame.env[body->inputs()[k + 1]] = carried[k];
-    convertBlock(cx, body, frame);
+    {
+      // On the path of the values made in this iteration: verify's recording unrolls the loop the
+      // same way and reads iteration i's values (runtime/eager_values.cpp).
+      const PathStep step(cx.path, node, static_cast<size_t>(i));
+      convertBlock(cx, body, frame);
+    }
     const SymValue& cond = frame.get(body->outputs()[0]);
     if (!cond.constant || !cond.constant->isBool())
       failDataDependent(cx, node, frame, "whether this loop continues depends on tensor data");

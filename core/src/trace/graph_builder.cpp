@@ -41,6 +41,7 @@ Node* GraphBuilder::materializeField(const std::shared_ptr<PendingField>& field)
     Node* container = field->containerField ? materializeField(field->containerField) : field->container;
     field->node = getItem(container, field->index, field->field);
     if (field->meta) field->node->meta() = *field->meta;
+    if (field->eager && !field->node->meta().eagerValue) field->node->meta().eagerValue = field->eager;
     field->nodeIndex = field->node->index();
     madeFields_.push_back(field);
   }

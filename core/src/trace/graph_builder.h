@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -34,6 +35,8 @@ struct PendingField {
   /// Where the read is in the user's code (a tensor property `w.shape`); null for a field of a
   /// named tuple, which takes its container's.
   std::shared_ptr<const NodeMeta> meta;
+  /// The value of the model's code the field stands for, given to its node when it is made.
+  std::optional<EagerValueRef> eager;
 };
 
 class GraphBuilder {

@@ -91,7 +91,7 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
 SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
   SymValue s;
   s.arg = Argument("<field " + field + ">");
-  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false, nullptr});
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false, nullptr, std::nullopt});
   s.input.kind = ValueParts::Kind::PendingField;
   s.input.field = s.pendingField;
   return s;
@@ -312,13 +312,34 @@ void recordEagerValues(TraceContext& cx, jit::graph_node_list_iterator first, ji
   // A value of an inlined call is recorded again here, in the caller's terms: the outermost
   // TorchScript value that holds it is the one verify can read without inlining.
   for (auto it = first; it != last; ++it) {
+    Node* container = nullptr;  // the one node whose fields every output is (`torch.max(w, 1)`)
+    bool allFields = it->outputs().size() > 1;
     for (const jit::Value* v : it->outputs()) {
       const auto found = frame.env.find(v);
+      // A field not yet in the graph (`x.device`, an item of a tuple result): its node, whenever
+      // it is made, stands for this value.
+      const auto& field = found == frame.env.end() ? nullptr : found->second.pendingField;
+      if (field && !field->eager) field->eager = EagerValueRef{cx.path, v};
+      // Or an item already made (`values, indices = torch.max(w, 1)`: FX's getitems at once).
+      Node* holder = field && !field->containerField ? field->container : nullptr;
+      if (!field && found != frame.env.end() && found->second.arg.isNode()) {
+        const Node* item = found->second.arg.node();
+        if (fx_target::isCallTo(*item, fx_target::kGetItem) && item->args().size() == 2 && item->args()[0].isNode())
+          holder = item->args()[0].node();
+      }
+      // An output nothing reads has no field: the others decide.
+      if (holder) {
+        allFields = allFields && (!container || container == holder);
+        container = holder;
+      }
       if (found == frame.env.end() || found->second.kind != SymValue::Kind::Value || !found->second.arg.isNode()) continue;
       Node* node = found->second.arg.node();
       if (node->index() >= mark && cx.builder.holds(node, node->index()))
         node->meta().eagerValue = EagerValueRef{cx.path, v};
     }
+    if (allFields && container && !container->meta().eagerValue && container->index() >= mark &&
+        cx.builder.holds(container, container->index()))
+      container->meta().eagerValue = EagerValueRef{cx.path, it->output(0), /*allOutputs=*/true};
   }
 }
 
@@ -361,6 +382,7 @@ void setOutputs(TraceContext& cx, jit::Node* node, Node* fxNode, size_t numOutpu
   }
   if (repack) {
     frame.env[repack->output()] = SymValue::ofNode(fxNode);
+    fxNode->meta().eagerValue = EagerValueRef{cx.path, repack->output()};  // the tuple, in the model's code too
     cx.repacked.insert(repack);
     return;
   }

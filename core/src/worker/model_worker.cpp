@@ -133,12 +133,12 @@ WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uin
   json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
               {"atol", options.atol}, {"rtol", options.rtol},
               {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)},
-              {"records", records == VerifyRecords::Recorded}};
+              {"time", options.time},          {"records", records == VerifyRecords::Recorded}};
   addInputValues(req, inputValues);
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "verify"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   WorkerVerifyResult result;
-  result.report = worker::reportFromJson(answer.at("report"));
+  result.report = reportFromJson(answer.at("report").get<std::string>());
   result.report.options = options;
   if (records == VerifyRecords::Recorded) result.records = worker::recordsFromJson(answer.at("records"));
   return result;

@@ -138,48 +138,4 @@ std::vector<NodeRunRecord> recordsFromJson(const json& j) {
   return out;
 }
 
-VerifyReport reportFromJson(const json& j) {
-  VerifyReport r;
-  r.options.atol = j.at("atol").get<double>();
-  r.options.rtol = j.at("rtol").get<double>();
-  r.eagerSeconds = j.at("eager_seconds").get<double>();
-  r.tracedSeconds = j.at("traced_seconds").get<double>();
-  if (j.contains("inputs"))
-    for (const json& in : j.at("inputs"))
-      r.inputs.push_back({keyFromJson(in.at("key")), in.at("shape").get<std::vector<int64_t>>(), in.at("dtype").get<std::string>()});
-  for (const json& k : j.at("keys")) {
-    KeyComparison c;
-    c.key = keyFromJson(k.at("key"));
-    c.eagerShape = k.at("shape").get<std::vector<int64_t>>();
-    c.tracedShape = k.at("traced_shape").get<std::vector<int64_t>>();
-    c.eagerDtype = k.at("dtype").get<std::string>();
-    c.tracedDtype = k.at("traced_dtype").get<std::string>();
-    c.maxAbsDiff = k.at("max_abs_diff").is_number() ? k.at("max_abs_diff").get<double>() : 0.0;
-    c.maxRelDiff = k.at("max_rel_diff").is_number() ? k.at("max_rel_diff").get<double>() : 0.0;
-    c.bitwiseEqual = k.at("bitwise_equal").get<bool>();
-    c.matches = k.at("matches").get<bool>();
-    c.eagerNaN = k.at("nan").at("eager").get<int64_t>();
-    c.tracedNaN = k.at("nan").at("traced").get<int64_t>();
-    c.eagerInf = k.at("inf").at("eager").get<int64_t>();
-    c.tracedInf = k.at("inf").at("traced").get<int64_t>();
-    c.problem = k.at("problem").get<std::string>();
-    r.keys.push_back(std::move(c));
-  }
-  if (j.contains("first_divergence") && !j.at("first_divergence").is_null()) {
-    const json& d = j.at("first_divergence");
-    r.divergence = Divergence{d.at("node").get<std::string>(), d.at("module").get<std::string>(), keyFromJson(d.at("key")),
-                              d.value("eager", ""), d.value("traced", ""), d.value("problem", "")};
-  }
-  if (j.contains("nodes")) {
-    const json& n = j.at("nodes");
-    r.nodesCompared = n.at("compared").get<int64_t>();
-    r.nodesWithoutEagerValue = n.at("without_eager_value").get<int64_t>();
-    r.nodeMismatches = n.at("differ").get<std::vector<std::string>>();
-    r.nodeComparisonProblem = n.at("problem").get<std::string>();
-  }
-  r.nodeByNodeReason = j.value("node_by_node_reason", "");
-  if (j.contains("random_nodes")) r.randomNodes = j.at("random_nodes").get<std::vector<std::string>>();
-  return r;
-}
-
 }  // namespace tdfx::worker

@@ -33,7 +33,4 @@ std::vector<InputSpec> inputsFromJson(const nlohmann::json& j);
 nlohmann::json recordsJson(const std::vector<NodeRunRecord>& records);
 std::vector<NodeRunRecord> recordsFromJson(const nlohmann::json& j);
 
-/// The report as reportToJson writes it, and back.
-VerifyReport reportFromJson(const nlohmann::json& j);
-
 }  // namespace tdfx::worker

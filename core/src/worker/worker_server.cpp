@@ -272,18 +272,18 @@ def forward(self, x: Tensor) -> Tensor:
     const CrashStage running(stage::kForward);
     const ModelFile& m = openModel();
     const TensorDict inputs =
-        verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values);
+        verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values, graphModule.get());
     VerifyOptions options;
     options.atol = req.at("atol").get<double>();
     options.rtol = req.at("rtol").get<double>();
     if (req.at("random_seed").is_null()) options.randomSeed = std::nullopt;
     else options.randomSeed = req.at("random_seed").get<uint64_t>();
-    const VerifyReport report = tdfx::verify(*m.module, *graphModule, inputs, options);
-    json answer{{"ok", true}, {"report", json::parse(reportToJson(report))}};
-    if (req.value("records", true)) {
-      TensorDict td = inputs.clone(), out;
-      answer["records"] = worker::recordsJson(graphModule->forwardRecorded(td, &out));
-    }
+    options.time = req.value("time", false);
+    const bool recorded = req.value("records", true);
+    std::vector<NodeRunRecord> records;
+    const VerifyReport report = tdfx::verify(*m.module, *graphModule, inputs, options, recorded ? &records : nullptr);
+    json answer{{"ok", true}, {"report", reportToJson(report)}};
+    if (recorded) answer["records"] = worker::recordsJson(records);
     return answer;
   }
 
@@ -292,7 +292,8 @@ def forward(self, x: Tensor) -> Tensor:
     const CrashStage running(stage::kForward);
     plantedFault("forward");
     const ModelFile& m = openModel();
-    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values),
+    TensorDict td = verificationInputs(m, worker::inputsFromJson(req.at("inputs")), req.at("seed").get<uint64_t>(), values,
+                                       graphModule.get()),
                out;
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }

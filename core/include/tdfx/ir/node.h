@@ -25,7 +25,8 @@ class Graph;
 /// never dereferenced outside the process that traced.
 struct EagerValueRef {
   /// One step on the way to the value: a prim::CallMethod / prim::CallFunction the tracer inlined,
-  /// or the block of a prim::If it took (`block`: 0 when the condition was true).
+  /// the block of a prim::If it took (`block`: 0 when the condition was true), or an iteration of
+  /// a prim::Loop it unrolled (`block`: the iteration, from 0).
   struct Step {
     const torch::jit::Node* node = nullptr;
     size_t block = 0;
@@ -36,6 +37,9 @@ struct EagerValueRef {
   /// NodeMeta::tdModule names, and `value` in the graph or block the last step leads to.
   std::vector<Step> path;
   const torch::jit::Value* value = nullptr;
+  /// The value is the tuple of all the outputs of `value`'s node (`torch.max(w, 1)`: aten::max has
+  /// two outputs, FX one node holding both).
+  bool allOutputs = false;
 };
 
 /// The FX opcodes.

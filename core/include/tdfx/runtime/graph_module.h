@@ -71,6 +71,10 @@ class GraphModule : public TensorDictModuleBase {
   using ValueObserver = std::function<void(const Node&, const c10::IValue&)>;
   std::vector<c10::IValue> callObserving(TensorDict& td, const ValueObserver& onValue) const;
 
+  /// Writes the graph's outputs, as call() and Interpreter::run return them, to their out keys (in
+  /// `*tdOut`, or `td`), as forward does. Throws like forward.
+  void writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const;
+
   /// FX's `graph_module.recompile()`: compiles the graph as it is now (its code, the whole forward,
   /// the nodes' functions), after edits. Not safe while another thread runs this GraphModule.
   void recompile();
@@ -85,12 +89,7 @@ class GraphModule : public TensorDictModuleBase {
   std::string printedLine(const Node& node) const;
 
  private:
-  /// Runs node by node; returns the output's values (see call). `*captured` gets the values of
-  /// `capture`, in its order; `onValue` sees each node's value as it is made.
-  std::vector<c10::IValue> run(TensorDict& td, std::vector<NodeRunRecord>* records,
-                               const std::vector<const Node*>* capture = nullptr,
-                               std::vector<c10::IValue>* captured = nullptr,
-                               const ValueObserver* onValue = nullptr) const;
+  friend class Interpreter;  // runs the nodes (runtime/interpreter.h)
 
   /// Throws tdfx::RuntimeError when the graph was edited after it was compiled.
   void checkRevision() const;
@@ -107,8 +106,6 @@ class GraphModule : public TensorDictModuleBase {
   /// forward does not take (a read key holding a TensorDict, a plain parameter left to its default).
   bool wholeArguments(const WholeForward& whole, const TensorDict& td, std::vector<c10::IValue>& args) const;
   std::vector<c10::IValue> wholeOutputs(const c10::IValue& result) const;
-  /// Writes the graph's outputs to their out keys (in `*tdOut`, or `td`).
-  void writeOutputs(const std::vector<c10::IValue>& outputs, TensorDict& td, TensorDict* tdOut) const;
 
   TracedGraph traced_;
   std::vector<NestedKey> inKeys_;

@@ -1,6 +1,7 @@
 #pragma once
 // Verification: run the eager module and the traced graph on the same inputs and compare, key by
 // key. This is tdfx's promise that tracing is faithful.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ struct VerifyOptions {
   /// random operations (rand_like, dropout in train mode) draw the same numbers when they run in
   /// the same order. nullopt: the generator is left as it is.
   std::optional<uint64_t> randomSeed = 0;
+  /// Time the eager module and the traced graph (tdfx-cli verify --time): each runs twice more,
+  /// and the faster run is reported. Off, each side runs once, and no time is reported.
+  bool time = false;
   bool bitwise() const { return atol == 0.0 && rtol == 0.0; }
 };
 
@@ -35,6 +39,26 @@ struct KeyComparison {
   bool matches = false;     ///< bitwise equal, or within tolerance with NaN/Inf in the same places
   int64_t eagerNaN = 0, tracedNaN = 0, eagerInf = 0, tracedInf = 0;
   std::string problem;      ///< e.g. "missing from the traced output", "shapes differ"
+  /// A kind of value verify cannot compare (a Generator, a script object): neither a match nor a
+  /// difference, so the verdict is NOT PROVEN at best.
+  bool notComparable = false;
+};
+
+/// Verify's three verdicts (docs/cli.md "Verdicts"; tdfx-cli verify exits 0, 3 and 4).
+/// - Passed: every out key matches, and every printed node was compared with the eager value it
+///   stands for and matched, or is excused by one of the reasons of kExcuses.
+/// - NotProven: nothing was found to differ, but something was not shown to agree: a node neither
+///   compared nor excused, the node comparison itself failed, or a value of a kind verify cannot
+///   compare.
+/// - Failed: an out key or a node differs.
+enum class Verdict { Passed, NotProven, Failed };
+/// "PASSED", "NOT PROVEN", "FAILED".
+const char* verdictName(Verdict verdict);
+
+/// A printed node left without its proof, and why.
+struct UnprovenNode {
+  std::string node;
+  std::string reason;
 };
 
 /// The first place where the traced graph stops agreeing with the eager modules.
@@ -62,7 +86,12 @@ struct VerifyReport {
   /// the same inputs: how many were, how many produce a value that has no eager counterpart (inside
   /// an unrolled loop, say), and the nodes whose values differ, in graph order.
   int64_t nodesCompared = 0;
-  int64_t nodesWithoutEagerValue = 0;
+  /// Nodes without an eager value, each excused by a reason of the closed list kExcuses (a
+  /// placeholder: the inputs are the same on both sides; a get_attr: the archive's own tensor, read
+  /// by name; a node nothing reads: no output depends on it): how many per reason.
+  std::map<std::string, int64_t> nodesExcused;
+  /// Nodes without an eager value and without an excuse, in graph order: each makes the verdict NOT PROVEN.
+  std::vector<UnprovenNode> unproven;
   std::vector<std::string> nodeMismatches;
   std::string nodeComparisonProblem;  ///< why nodes could not be compared; "" when they were
   /// Why the traced pass ran node by node instead of as one TorchScript forward; "" when whole.
@@ -73,30 +102,47 @@ struct VerifyReport {
   std::optional<Divergence> divergence;
   /// When some key differs: the graph's nodes that draw random numbers (the likely cause).
   std::vector<std::string> randomNodes;
-  bool passed() const;
+  /// Whether the passes were timed (VerifyOptions::time): eagerSeconds and tracedSeconds are 0 otherwise.
+  bool timed = false;
+  Verdict verdict() const;
+  bool passed() const { return verdict() == Verdict::Passed; }
+  /// Nodes without an eager value, excused or not.
+  int64_t nodesWithoutEagerValue() const;
 };
+
+/// The reasons a node may go without an eager value and still count as proven (the closed list).
+extern const char* const kExcuses[5];
 
 /// Builds the inputs: the file's example inputs, then `overrides` (replacing or adding keys), all
 /// drawn from a generator seeded with `seed`; then each key of `values` is its given tensor (a
-/// copy), values included. Throws tdfx::Error naming every in key that has no shape, and the
-/// --input flag that would give one, or when a shape does not fit the batch size.
+/// copy), values included. With `traced`, an integer input its graph uses as an index into a
+/// tensor of known size (`t[a, b]`, index_select, gather, an embedding) is drawn in range: the
+/// drawn values are taken modulo that size (runtime/index_bounds.h). Throws tdfx::Error naming
+/// every in key that has no shape, and the --input flag that would give one, or when a shape does
+/// not fit the batch size.
 TensorDict verificationInputs(const ModelFile& model, const std::vector<InputSpec>& overrides, uint64_t seed,
-                              const InputValues& values = {});
+                              const InputValues& values = {}, const GraphModule* traced = nullptr);
 
-/// Runs `eager` and `traced` on copies of `inputs` and compares every out key, and every node with
-/// the eager value it stands for. Each pass gets its own deep copy of the inputs and starts from
-/// the random state and module state taken before the first (runtime/pass_state.h); the model is
-/// left as it was. When the node comparison finds nothing, runs both module by module to find
-/// the first differing write.
+/// Runs `eager` and `traced` on copies of `inputs`, each once, and compares every out key, and
+/// every node with the eager value it stands for: the eager side is the model's own code recording
+/// each node's value (its fingerprint) as it runs; the traced side is the interpreter
+/// (runtime/interpreter.h), whose observers compare each node as it runs and, with `records`, keep
+/// the GUI's records of the same run. Nodes whose fingerprints differ are compared in full (the
+/// eager side once more); options.time runs each side twice more, timed. Each pass gets its own
+/// deep copy of the inputs and starts from the random state and module state taken before the
+/// first (runtime/pass_state.h); the model is left as it was. When a key differs and the node
+/// comparison found nothing, runs both module by module to find the first differing write.
 /// Throws tdfx::Error when either pass fails (e.g. wrong input shapes), naming the pass; the
 /// original error's message is kept, its type (KeyError, RuntimeError) is not.
 VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced, const TensorDict& inputs,
-                    const VerifyOptions& options = {});
+                    const VerifyOptions& options = {}, std::vector<NodeRunRecord>* records = nullptr);
 
 /// Human-readable table of the report.
 std::string formatReport(const VerifyReport& report);
-/// The report as JSON (one object; see docs/cli.md).
+/// The report as JSON (one object; see docs/cli.md), and back (runtime/report_codec.cpp). Throws
+/// tdfx::Error / nlohmann's errors on text that is not such a report.
 std::string reportToJson(const VerifyReport& report);
+VerifyReport reportFromJson(const std::string& text);
 
 /// Parses `KEY=DIMxDIM...[:DTYPE]` (KEY parts separated by '.', e.g. `input.x=32x100:float32`).
 /// Throws tdfx::Error saying what part is malformed (or that the dtype is unknown).

@@ -49,9 +49,8 @@ struct WorkerVerifyResult {
   std::vector<NodeRunRecord> records;  ///< empty unless asked for (VerifyRecords::Recorded)
 };
 
-/// Whether a verify also sends a recorded run of the traced graph (each node's outputs and time,
-/// what the GUI shows beside the report). It is one more forward pass: tdfx-cli, which prints the
-/// report only, does without it.
+/// Whether a verify also sends the records of its traced run (each node's outputs and time, what
+/// the GUI shows beside the report). They come from the run verify makes anyway: no extra pass.
 enum class VerifyRecords { Recorded, ReportOnly };
 
 /// One model worker process. Requests block the calling thread until the worker answers, the

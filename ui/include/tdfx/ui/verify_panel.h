@@ -65,6 +65,7 @@ class VerifyPanel : public QWidget {
   QSpinBox* seedBox() const { return seed_; }
   /// Checked (the default): torch's generator is seeded before each pass, so random ops agree.
   QCheckBox* seedRandomBox() const { return seedRandom_; }
+  QCheckBox* timeBox() const { return time_; }
   QDoubleSpinBox* atolBox() const { return atol_; }
   /// The one-line outcome as plain text (PASSED / FAILED / the cause of an error).
   QString summary() const { return summaryText_; }
@@ -87,7 +88,7 @@ class VerifyPanel : public QWidget {
   /// Keeps `rows` for this file (QSettings), offered when it is opened again.
   void rememberRows(const QStringList& rows) const;
   QStringList ranRows_;  ///< the rows of the run in progress
-  enum class Outcome { Info, Passed, Failed, Error };
+  enum class Outcome { Info, Passed, NotProven, Failed, Error };
   /// Sets the one-line summary (coloured by `outcome`) and the detail behind "Details".
   void setSummary(const QString& text, Outcome outcome, const QString& detail = {});
 
@@ -95,6 +96,7 @@ class VerifyPanel : public QWidget {
   QTableWidget* inputs_;
   QSpinBox* seed_;
   QCheckBox* seedRandom_;
+  QCheckBox* time_;
   QDoubleSpinBox* atol_;
   QDoubleSpinBox* rtol_;
   QPushButton* runButton_;

@@ -16,7 +16,8 @@ as slice bounds after method chains and as scalars passed on, f-strings in asser
 properties read as values, list concatenation, slicing, insert, extend, pop and reverse,
 comprehensions followed by keyword arguments, torch.split, and buffers on the left of operators.
 Issue 54 added the statements FX records because it runs the source: assignments overwritten later
-and reads never used, literals in every spelling TorchScript accepts, keyword arguments holding
+and reads never used (reads, operations and calls), a ModuleList loop's update the last iteration
+never reads (a WaveNet stack), literals in every spelling TorchScript accepts, keyword arguments holding
 dtypes, devices and layouts, tuple results read in any order, helper functions and staticmethods
 (work on constants in them folded), and buffers shared between submodules.
 Programs are wrapped as plain modules, TensorDictModules or (nested) TensorDictSequentials.
@@ -187,7 +188,8 @@ class Generator:
         m = self.rng.randint(1, 3)
         name = f"blocks{k}"
         members = [f"self.{name} = nn.ModuleList([nn.Linear({D}, {D}) for _ in range({m})])"]
-        form = self.pick(["append_stack", "append_last", "append_cat", "chain", "enumerate", "zip", "dict", "nonempty"])
+        form = self.pick(["append_stack", "append_last", "append_cat", "chain", "enumerate", "zip", "dict", "nonempty",
+                          "carried"])
         if form == "append_stack":
             reduce = self.pick(["torch.stack(outs{v}, 0).sum(0)", "torch.stack(outs{v}, dim=0).mean(dim=0)",
                                 "outs{v}[-1]", "outs{v}[0] + outs{v}[-1]"])
@@ -202,6 +204,11 @@ class Generator:
         elif form == "nonempty":
             lines = ["feats{v} = [{a}]", "for layer in self." + name + ":", "    feats{v}.append(layer(feats{v}[-1]))",
                      "{v} = torch.stack(feats{v}, 0).sum(0)"]
+        elif form == "carried":
+            # A WaveNet stack: the last iteration's `h = h + layer(o)` is never read after the loop;
+            # TorchScript keeps the call and drops the add, FX records both.
+            lines = ["h{v} = {a}", "o{v} = {a} * 0.5", "for layer in self." + name + ":",
+                     "    o{v} = o{v} + torch.tanh(h{v})", "    h{v} = h{v} + layer(o{v})", "{v} = o{v}"]
         elif form == "chain":
             lines = ["h{v} = {a}", "for layer in self." + name + ":", "    h{v} = layer(h{v}) + h{v}", "{v} = h{v}"]
         elif form == "enumerate":
@@ -355,6 +362,9 @@ class Generator:
             (["c{v} = {a}.shape[1]", "c{v} = {a}.shape[-1]", "{v} = {a} * c{v}"], [0]),  # overwritten before a read
             (["u{v} = {a}[0]", "{v} = {a} + {b}"], [0]),                                # a read never used
             (["u{v} = {b}.shape[0]", "{v} = {a}.relu()"], [0]),
+            # Dead statements that are not reads: an operation overwritten, a call never read.
+            (["h{v} = {a} * 2.5 + {b}", "h{v} = torch.sigmoid({b}) - {a}", "{v} = h{v}.abs()"], [0]),
+            (["s{v} = {a}.view(-1).sum(0, keepdim=True)", "n{v} = -{b}.mean(dim=-1)", "{v} = {a} + {b}"], [0, 1]),
         ])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="overwritten", dead=dead)
 

@@ -280,6 +280,21 @@ WHOLE = [
     # The item of a leaf's tuple result (a prim::TupleIndex, which has no source range) read dead.
     ("src_dead_read_of_call_item", "def forward(self, x):\n    v = self.gru(x)[0]\n    u = v[0]\n"
      "    c = v.shape[1]\n    return v * 2", "self.gru = nn.GRU(4, 4, batch_first=True)"),
+    # Dead statements that are not reads: overwritten before any read, or never read (FX records
+    # each operation; TorchScript removed them).
+    ("src_dead_overwritten_ops", "def forward(self, x):\n    h = x + 1\n    y = x.view(-1)\n"
+     "    n = torch.relu(x).sum(1, keepdim=True)\n    h = torch.sigmoid(x) * 2\n    return h"),
+    # A WaveNet stack: the last iteration's `h = h + r(z)` is never read after the loop. TorchScript
+    # keeps the call r(z) (a call may have side effects) and removes the add; FX records both.
+    ("src_dead_loop_carried", "def forward(self, x):\n    h = x\n    out = torch.zeros_like(x)\n"
+     "    for r, s in zip(self.res, self.skip):\n        z = torch.tanh(h)\n        out = out + s(z)\n"
+     "        h = h + r(z)\n    return out",
+     "self.res = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])\n"
+     "        self.skip = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])"),
+    # An nn.GRU's out[0] and out[1][0] read in a loop TorchScript unrolled: one getitem per read.
+    ("src_gru_reads_in_loop", "def forward(self, x):\n    acc = x\n    for lin in self.lins:\n"
+     "        out = self.gru(lin(acc))\n        acc = out[0] + out[1][0].unsqueeze(1)\n    return acc",
+     "self.gru = nn.GRU(4, 4, batch_first=True)\n        self.lins = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])"),
     ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
     ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
     ("src_written_dtype", "def forward(self, x):\n    return F.softmax(x, dim=-1, dtype=torch.float32)"),

@@ -89,12 +89,29 @@ constexpr const char* kPlaceholder = "input: a placeholder or a key read from th
 constexpr const char* kPrint = "print: torch.ops.prim.Print, which nothing reads (it returns nothing; the text it prints is not compared)";
 constexpr const char* kAssertion = "assertion condition: True on the traced side, and the eager code did not raise";
 constexpr const char* kGetAttr = "get_attr: the archive's own tensor, read by its name";
-constexpr const char* kUnusedRead = "unused read: an item or attribute no node reads (a statement TorchScript compiled away)";
+constexpr const char* kUnusedRead =
+    "unused: a value no node reads, of an operation that changes nothing (a statement TorchScript compiled away)";
 
-// A getitem or getattr whose value nothing reads but other such reads (`x.shape[1]` dead: the
-// getattr's one user is the getitem no node reads).
+// Whether a call changes a value in place, or does more than compute (a random draw, a print, an
+// assertion): it is never dead code, and its absence from the compiled graph would be no excuse.
+bool hasSideEffect(const Node& node) {
+  if (node.meta().random) return true;
+  std::string name = node.target().substr(node.target().rfind('.') + 1);
+  if (name.size() > 2 && name.compare(0, 2, "__") == 0) return false;  // a magic method: `__getitem__`
+  if (!name.empty() && name.back() == '_') return true;
+  if (node.op() == OpKind::CallFunction) {
+    if (fx_target::operatorName(node.target()) && name.size() > 1 && name[0] == 'i' &&
+        name != "invert" && name != "inv" && name != "is_" && name != "is_not" && name != "index")
+      return true;  // operator.iadd and its kind
+    return name == "setitem" || name == "delitem" || name == "_assert" || name == "Print" || name == "print";
+  }
+  return false;
+}
+
+// A call that changes nothing, whose value nothing reads but other such calls (`x.shape[1]` dead:
+// the getattr's one user is the getitem no node reads; `h = x + 1` overwritten before any read).
 bool isUnusedRead(const Node& node) {
-  if (!fx_target::isCallTo(node, fx_target::kGetItem) && !fx_target::isCallTo(node, fx_target::kGetAttr)) return false;
+  if ((node.op() != OpKind::CallFunction && node.op() != OpKind::CallMethod) || hasSideEffect(node)) return false;
   return std::all_of(node.users().begin(), node.users().end(), [](const Node* u) { return isUnusedRead(*u); });
 }
 
@@ -354,10 +371,10 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
   std::optional<runtime::EagerNodeValues> eagerValues;
   TensorDict eagerTd, eagerOut;  // the inputs the pass ran on, and the out keys it wrote
   std::vector<c10::IValue> eagerResults;  // a plain archive's outputs, whatever their structure
-  const auto eagerForward = [&](TensorDict& td) {
+  // The module's own pass, its errors the user's: `out` takes the out keys of a TensorDict module.
+  const auto eagerForward = [&](TensorDict& td, TensorDict& out) {
     try {
       if (plain) return plain->outputsOf(plain->call(td));
-      TensorDict out;
       eager.forward(td, &out);
       return std::vector<c10::IValue>{};
     } catch (const Error& e) {
@@ -378,13 +395,7 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
     state.restore();
     eagerTd = inputs.clone();
     eagerOut = TensorDict();
-    if (plain) eagerResults = eagerForward(eagerTd);
-    else
-      try {
-        eager.forward(eagerTd, &eagerOut);
-      } catch (const Error& e) {
-        throw Error(std::string("the eager module failed on these inputs: ") + e.what() + indexHint(inputs, e.what()));
-      }
+    eagerResults = eagerForward(eagerTd, eagerOut);
   }
 
   // 2. The traced side, once: the interpreter runs the printed graph node by node; each value's
@@ -447,7 +458,10 @@ VerifyReport verify(const TensorDictModuleBase& eager, const GraphModule& traced
       }
       return fastest;
     };
-    report.eagerSeconds = best([&](TensorDict& in) { eagerForward(in); });
+    report.eagerSeconds = best([&](TensorDict& in) {
+      TensorDict out;
+      eagerForward(in, out);
+    });
     report.tracedSeconds = best([&](TensorDict& in) {
       try {
         traced.call(in);

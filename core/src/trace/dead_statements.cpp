@@ -9,12 +9,21 @@
 //             sp = spx[i]
 //
 // Such a statement is found in the function's source, parsed with TorchScript's own parser: an
-// assignment at the body's own level (it always runs) of `NAME[INT]` or `NAME.shape[INT]` to one
-// name, where no node of the graph comes from. It is recorded where
-// it stands, before the first node that comes from source after it:
+// assignment to one name at the body's own level (it always runs), where no node of the graph
+// comes from. It is recorded where it stands, before the first node that comes from source after
+// it. A read `NAME[INT]` or `NAME.shape[INT]` is found by its container (the value TorchScript
+// kept of that name); any other expression is run by the source evaluator (source_evaluator.cpp)
+// over the values its names hold there:
 //
 //     c = x.shape[1]     <- FX: `getattr_1 = x.shape`, `getitem = getattr_1[1]`, 0 users
+//     h = x + 1          <- FX: `add = x + 1`, 0 users
 //     c = x.shape[0]
+//
+// TorchScript keeps a call for its possible side effects even when its result is unused, and
+// removes what the statement does with it. A WaveNet stack's last `h = h + r(z)`, unrolled over a
+// ModuleList, keeps `r(z)` and loses the add; FX records `add_5 = add_3 + res_2`. Such a statement
+// (PartlyDeadStatement) is run by the evaluator with the call's value, once the code after it is
+// reached.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -25,6 +34,7 @@
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/frontend/tree_views.h>
 
+#include "source_evaluator.h"
 #include "trace_context.h"
 
 namespace tdfx::trace {
@@ -60,6 +70,68 @@ bool mayHoldDeadRead(const std::string& source) {
   return false;
 }
 
+// Every node of `block` and its sub-blocks.
+void forEachNode(jit::Block* block, const std::function<void(jit::Node*)>& fn) {
+  for (jit::Node* node : block->nodes()) {
+    fn(node);
+    for (jit::Block* sub : node->blocks()) forEachNode(sub, fn);
+  }
+}
+
+// Where the expression of the assignment in source[begin, end) starts: after its `=` (a type
+// annotation `h: Tensor = ...` passed over); npos when there is none.
+size_t assignedExpressionAt(const std::string& source, size_t begin, size_t end) {
+  int depth = 0;
+  for (size_t i = begin; i < end && i < source.size(); ++i) {
+    const char c = source[i];
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    else if (c == ')' || c == ']' || c == '}') --depth;
+    else if (c == '=' && depth == 0) {
+      const char before = i > begin ? source[i - 1] : ' ';
+      const char after = i + 1 < source.size() ? source[i + 1] : ' ';
+      if (after == '=' || before == '=' || before == '<' || before == '>' || before == '!') continue;
+      size_t at = i + 1;
+      while (at < end && (source[at] == ' ' || source[at] == '\t' || source[at] == '\\' || source[at] == '\n')) ++at;
+      return at < end ? at : std::string::npos;
+    }
+  }
+  return std::string::npos;
+}
+
+// Whether some line of the body assigns one name an expression that does something (a call, an
+// operator, a subscript) and no node of the graph starts on it: only then can the source hold a
+// dead statement other than a read, and only then is it parsed.
+bool mayHoldDeadStatement(TraceContext& cx, const std::string& source, jit::Graph& g) {
+  std::vector<size_t> starts;
+  bool collected = false;
+  size_t line = source.find('\n');  // the body starts after the `def` line
+  while (line != std::string::npos && line + 1 < source.size()) {
+    const size_t begin = line + 1;
+    line = source.find('\n', begin);
+    const size_t end = line == std::string::npos ? source.size() : line;
+    size_t i = begin;
+    while (i < end && (source[i] == ' ' || source[i] == '\t')) ++i;
+    if (i == begin || i >= end || !(std::isalpha(static_cast<unsigned char>(source[i])) || source[i] == '_')) continue;
+    while (i < end && (std::isalnum(static_cast<unsigned char>(source[i])) || source[i] == '_')) ++i;
+    while (i < end && source[i] == ' ') ++i;
+    if (i >= end || (source[i] != '=' && source[i] != ':') || (i + 1 < end && source[i + 1] == '=')) continue;
+    const size_t rhs = assignedExpressionAt(source, i, end);
+    if (rhs == std::string::npos || source.find_first_of("([+-*/%@&|^<>~", rhs) >= end) continue;
+    if (!collected) {
+      forEachNode(g.block(), [&](jit::Node* node) {
+        if (node->kind() == c10::prim::Constant) return;
+        const auto loc = cx.source.userSource(node);
+        if (loc && loc->builtinDef.empty()) starts.push_back(loc->start);
+      });
+      std::sort(starts.begin(), starts.end());
+      collected = true;
+    }
+    const auto first = std::lower_bound(starts.begin(), starts.end(), begin);
+    if (first == starts.end() || *first >= end) return true;
+  }
+  return false;
+}
+
 // `x[INT]`, `x.shape[INT]`: the dead reads FX records of a Proxy named `x`, or nullopt.
 std::optional<std::pair<std::string, std::pair<std::string, int64_t>>> readOfName(const jit::Expr& e) {
   using namespace torch::jit;
@@ -83,13 +155,6 @@ std::optional<std::pair<std::string, std::pair<std::string, int64_t>>> readOfNam
   return std::nullopt;
 }
 
-// Every node of `block` and its sub-blocks.
-void forEachNode(jit::Block* block, const std::function<void(jit::Node*)>& fn) {
-  for (jit::Node* node : block->nodes()) {
-    fn(node);
-    for (jit::Block* sub : node->blocks()) forEachNode(sub, fn);
-  }
-}
 
 // Where in the user's source a node was made: its own range, or for a node TorchScript made without
 // one (`v = self.gru(x)[0]` indexes the call's tuple with a prim::TupleIndex that has no range)
@@ -175,13 +240,130 @@ const jit::Value* assignedValue(TraceContext& cx, const DeadRead& dead, const Fr
   return found;
 }
 
+// What a value TorchScript kept holds for the evaluator: a node (a Proxy) or a constant; nullopt
+// for a module, a pending tensor, or a value not known.
+std::optional<Argument> heldArgument(TraceContext& cx, const jit::Value* value, Frame& frame) {
+  materializePendingField(cx, value, frame);
+  const SymValue& held = frame.env.at(value);
+  if (held.kind != SymValue::Kind::Value || held.pendingTensor || held.pendingField) return std::nullopt;
+  if (held.arg.isNode() && held.input.kind == ValueParts::Kind::NodeValue) return held.arg;
+  if (const auto known = knownValue(held)) return argumentFromIValue(*known);
+  return std::nullopt;
+}
+
+// The value `name` holds where the dead statement stands: the one an earlier dead statement
+// assigned it, else the value TorchScript kept of that name (or of the name it was assigned from).
+std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, const std::string& name, Frame& frame) {
+  size_t lastAssigned = std::string::npos;
+  DeadRead probe;
+  probe.begin = dead.begin;
+  const auto alias = dead.aliases.find(name);
+  const std::string from = alias == dead.aliases.end() ? name : alias->second;
+  if (dead.assignments)
+    for (const std::string& n : {name, from})
+      if (auto it = dead.assignments->find(n); it != dead.assignments->end())
+        for (const auto& range : it->second) {
+          probe.assignedAt.push_back({n, range});
+          if (n == name && range.first < dead.begin && (lastAssigned == std::string::npos || range.first > lastAssigned))
+            lastAssigned = range.first;
+        }
+  if (auto bound = frame.deadBound.find(name); bound != frame.deadBound.end() && bound->second.first == lastAssigned)
+    return bound->second.second;
+  const jit::Value* value = lastValueNamed(cx, probe, name, frame);
+  if (!value && from != name) value = lastValueNamed(cx, probe, from, frame);
+  return value ? heldArgument(cx, value, frame) : std::nullopt;
+}
+
+// The value TorchScript kept named `name` (as written, or numbered on load where no other name
+// of the function is that) made last so far in this call: at a point inside an unrolled loop, the
+// one the previous iteration assigned.
+std::optional<Argument> latestValueNamed(TraceContext& cx, const std::string& name,
+                                         const std::unordered_set<std::string>& assignedNames, Frame& frame) {
+  const jit::Value* found = nullptr;
+  for (const auto& [value, held] : frame.env) {
+    (void)held;
+    const std::string written = writtenName(value);
+    const bool numbered = written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
+                          written.find_first_not_of("0123456789", name.size()) == std::string::npos &&
+                          assignedNames.count(written) == 0;
+    if (written != name && !numbered) continue;
+    const bool param = value->node()->kind() == c10::prim::Param;
+    if (!found || (found->node()->kind() == c10::prim::Param && !param) ||
+        (!param && found->node()->kind() != c10::prim::Param && value->node()->isAfter(found->node())))
+      found = value;
+  }
+  return found ? heldArgument(cx, found, frame) : std::nullopt;
+}
+
+// Runs `rhs` with the evaluator; on anything it cannot run, the graph is as before.
+std::optional<Argument> runDead(TraceContext& cx, const py::Expr& rhs, SourceScope& scope, Frame& frame,
+                                const std::string& text) {
+  scope.meta.modulePath = frame.scope.path;
+  scope.meta.moduleType = pythonTypeName(frame.scope.module.type());
+  scope.meta.sourceText = text;
+  const GraphBuilder::Mark mark = cx.builder.mark();
+  auto value = evaluateSource(cx.builder, rhs, scope);
+  if (!value) cx.builder.rollBackTo(mark);
+  return value;
+}
+
+// The single-name assignments of `fn` at any depth, parsed once per trace.
+const FunctionStatements& statementsOf(TraceContext& cx, const jit::Function& fn) {
+  if (auto known = cx.statementsOf.find(&fn); known != cx.statementsOf.end()) return known->second;
+  FunctionStatements& statements = cx.statementsOf[&fn];
+  statements.source = cx.source.functionSource(fn);
+  if (statements.source.empty()) return statements;
+  try {
+    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(statements.source)));
+    const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
+    std::function<void(const torch::jit::List<torch::jit::Stmt>&, size_t)> collect = [&](const auto& list, size_t blockEnd) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const torch::jit::Stmt st = list[i];
+        const size_t stEnd = i + 1 < list.size() ? list[i + 1].range().start() : blockEnd;
+        if (st.kind() == torch::jit::TK_ASSIGN) {
+          const torch::jit::Assign assign(st);
+          if (assign.lhs_list().size() == 1 && assign.lhs().kind() == torch::jit::TK_VAR && assign.rhs().present()) {
+            AssignmentStatement a;
+            a.begin = st.range().start();
+            a.end = stEnd;
+            a.rhsBegin = assignedExpressionAt(statements.source, a.begin, a.end);
+            a.target = torch::jit::Var(assign.lhs()).name().name();
+            statements.names.insert(a.target);
+            if (a.rhsBegin != std::string::npos) statements.assignments.push_back(a);
+          }
+        } else if (st.kind() == torch::jit::TK_FOR) {
+          collect(torch::jit::For(st).body(), stEnd);
+        } else if (st.kind() == torch::jit::TK_WHILE) {
+          collect(torch::jit::While(st).body(), stEnd);
+        } else if (st.kind() == torch::jit::TK_IF) {
+          collect(torch::jit::If(st).trueBranch(), stEnd);
+          collect(torch::jit::If(st).falseBranch(), stEnd);
+        }
+      }
+    };
+    collect(def.statements(), statements.source.size());
+  } catch (const std::exception&) {
+    statements.assignments.clear();  // source TorchScript's parser does not take: nothing read from it
+  }
+  return statements;
+}
+
+void recordPartlyDead(TraceContext& cx, PartlyDeadStatement& statement, Frame& frame) {
+  const FunctionStatements& statements = statementsOf(cx, *frame.function);
+  SourceScope scope;
+  scope.computed = statement.computed;
+  scope.name = [&](const std::string& name) { return latestValueNamed(cx, name, statements.names, frame); };
+  runDead(cx, *statement.rhs, scope, frame,
+          statements.source.substr(statement.begin, statement.end - statement.begin));
+}
+
 }  // namespace
 
 const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn, jit::Graph& g) {
   if (auto known = cx.deadReadsOf.find(&fn); known != cx.deadReadsOf.end()) return known->second;
   std::vector<DeadRead>& found = cx.deadReadsOf[&fn];
   const std::string source = cx.source.functionSource(fn);
-  if (source.empty() || !mayHoldDeadRead(source)) return found;
+  if (source.empty() || (!mayHoldDeadRead(source) && !mayHoldDeadStatement(cx, source, g))) return found;
   try {
     torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(source)));
     const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
@@ -189,7 +371,8 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
     // Where each name is assigned, at any depth (a loop's body too): TorchScript's value names are
     // made unique on load (`h` assigned in an unrolled loop is `h0.1`, `h1.1`), so a value whose
     // name is the written one and more digits is that name's only where such a statement made it.
-    std::map<std::string, std::vector<std::pair<size_t, size_t>>> assignments;
+    auto assignmentsHeld = std::make_shared<Assignments>();
+    Assignments& assignments = *assignmentsHeld;
     std::function<void(const torch::jit::List<torch::jit::Stmt>&)> collect = [&](const auto& list) {
       for (size_t i = 0; i < list.size(); ++i) {
         const torch::jit::Stmt st = list[i];
@@ -251,6 +434,22 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
             for (const auto& range : it->second) dead.assignedAt.push_back({name, range});
         if (auto it = assigned.find(dead.containerAlias); it != assigned.end()) dead.containerDefinition = it->second;
         found.push_back(dead);
+      } else if (!read) {
+        // Any other expression that does something: run by the evaluator if it is dead.
+        const size_t rhsBegin = assignedExpressionAt(source, stmt.range().start(), end);
+        const int kind = assign.rhs().get().kind();
+        if (rhsBegin != std::string::npos && kind != torch::jit::TK_VAR && kind != torch::jit::TK_CONST &&
+            kind != torch::jit::TK_STRINGLITERAL && kind != torch::jit::TK_LIST_LITERAL &&
+            kind != torch::jit::TK_TUPLE_LITERAL && kind != torch::jit::TK_DICT_LITERAL) {
+          DeadRead dead;
+          dead.begin = stmt.range().start();
+          dead.end = end;
+          dead.rhsText = source.substr(rhsBegin, end - rhsBegin);
+          dead.target = target;
+          dead.aliases = aliasOf;
+          dead.assignments = assignmentsHeld;
+          found.push_back(std::move(dead));
+        }
       }
       const torch::jit::Expr rhs = assign.rhs().get();
       if (rhs.kind() == torch::jit::TK_VAR && resolve(torch::jit::Var(rhs).name().name()) != target)
@@ -283,17 +482,44 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
 }
 
 void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
-  if (frame.deadReads.empty()) return;
+  if (frame.deadReads.empty() && frame.partlyDead.empty()) return;
   size_t before = std::string::npos;  // the end of the block: every one left
   if (node) {
     if (node->kind() == c10::prim::Constant) return;
-    const auto loc = cx.source.userSource(node);
+    auto loc = cx.source.userSource(node);
+    // A read of `self.NAME` TorchScript made without a range (a parameter's get_attr) stands where
+    // the code first uses it: FX makes the node there.
+    if (!loc && node->kind() == c10::prim::GetAttr)
+      for (const jit::Use& use : node->output()->uses()) {
+        const auto at = cx.source.userSource(use.user);
+        if (at && at->builtinDef.empty() && (!loc || at->start < loc->start)) loc = at;
+      }
     if (!loc || !loc->builtinDef.empty()) return;
     before = loc->start;
+  }
+  // A statement whose kept call is converted is recorded once the code goes on outside it.
+  for (auto it = frame.partlyDead.begin(); it != frame.partlyDead.end();) {
+    if (before != std::string::npos && before >= it->begin && before < it->end) {
+      ++it;
+      continue;
+    }
+    recordPartlyDead(cx, *it, frame);
+    it = frame.partlyDead.erase(it);
   }
   while (!frame.deadReads.empty() && frame.deadReads.front().begin < before) {
     const DeadRead dead = frame.deadReads.front();
     frame.deadReads.erase(frame.deadReads.begin());
+    if (!dead.target.empty()) {
+      const py::ExprPtr rhs = cx.source.parsed(dead.rhsText);
+      std::optional<Argument> value;
+      if (rhs) {
+        SourceScope scope;
+        scope.name = [&](const std::string& name) { return valueBefore(cx, dead, name, frame); };
+        value = runDead(cx, *rhs, scope, frame, dead.rhsText.substr(0, rhs->end));
+      }
+      frame.deadBound[dead.target] = {dead.begin, value};
+      continue;
+    }
     // The container: the value of that name defined last before the statement; else of the name
     // it was assigned from (`v = h`); else the value its defining statement made.
     const jit::Value* containerValue = lastValueNamed(cx, dead, dead.container, frame);
@@ -317,6 +543,50 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
     Node* item = cx.builder.getItem(object, dead.index);
     item->meta().modulePath = frame.scope.path;
     item->meta().moduleType = pythonTypeName(frame.scope.module.type());
+  }
+}
+
+}  // namespace tdfx::trace
+
+namespace tdfx::trace {
+
+void notePartlyDeadStatements(TraceContext& cx, jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
+                              Frame& frame) {
+  if (!frame.function) return;
+  for (auto it = first; it != last; ++it) {
+    jit::Node* node = *it;
+    if (node->outputs().size() != 1 || node->output()->hasUses() || node->kind() == c10::prim::Constant) continue;
+    const auto loc = cx.source.userSource(node);
+    if (!loc || !loc->builtinDef.empty()) continue;
+    const FunctionStatements& statements = statementsOf(cx, *frame.function);
+    // The innermost assignment around the node (assignments are listed outer first).
+    const AssignmentStatement* around = nullptr;
+    for (const AssignmentStatement& a : statements.assignments)
+      if (loc->start >= a.rhsBegin && loc->start < a.end) around = &a;
+    if (!around) continue;
+    const auto found = frame.env.find(node->output());
+    if (found == frame.env.end() || !found->second.arg.isNode()) continue;
+    PartlyDeadStatement* statement = nullptr;
+    for (auto& p : frame.partlyDead)
+      if (p.begin == around->begin) statement = &p;
+    if (!statement) {
+      const std::string text = statements.source.substr(around->rhsBegin, around->end - around->rhsBegin);
+      const py::ExprPtr rhs = cx.source.parsed(text);
+      if (!rhs) continue;
+      statement = &frame.partlyDead.emplace_back();
+      statement->begin = around->begin;
+      statement->end = around->end;
+      statement->rhsBegin = around->rhsBegin;
+      statement->target = around->target;
+      statement->rhs = rhs;
+    }
+    // The call the node is: a part of the expression, not all of it (then nothing was removed).
+    const py::Expr* call = callStartingAt(*statement->rhs, loc->start - around->rhsBegin);
+    if (!call || call == statement->rhs.get()) {
+      if (statement->computed.empty()) frame.partlyDead.pop_back();
+      continue;
+    }
+    statement->computed[call] = found->second.arg;
   }
 }
 

@@ -266,12 +266,13 @@ std::vector<SymValue> inlineGraph(TraceContext& cx, jit::Graph& g, std::vector<S
                                                 int depth, const jit::Function* fn) {
   if (depth > kMaxInlineDepth) throw TraceError("calls nested deeper than 200 levels (recursion?) in '" + scope.path + "'");
   if (!scope.path.empty()) cx.moduleTypes.emplace(scope.path, pythonTypeName(scope.module.type()));
-  Frame frame{scope, depth, {}, {}, {}, {}};
+  Frame frame{scope, depth, {}, {}, {}, {}, nullptr, {}, {}};
   frame.env.reserve(64);
   if (inputs.size() != g.inputs().size())
     throw TraceError("internal error: " + std::to_string(inputs.size()) + " inputs for a graph of " +
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
+  frame.function = fn;
   if (fn) {
     frame.deadReads = deadReads(cx, *fn, g);
     noteScriptingBranch(cx, *fn);
@@ -303,6 +304,7 @@ void convertBlock(TraceContext& cx, jit::Block* block, Frame& frame) {
       ++it;
     }
     recordEagerValues(cx, first, it, mark, frame);
+    notePartlyDeadStatements(cx, first, it, frame);
     restorePendingTensors(cx, frame);
   }
 }

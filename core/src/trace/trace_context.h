@@ -14,9 +14,13 @@
 
 namespace tdfx::trace {
 
-/// A statement `NAME = CONTAINER[INDEX]` (or `CONTAINER.ATTRIBUTE[INDEX]`) at a function body's
-/// own level that TorchScript removed as dead code (dead_statements.cpp); `begin`, `end`: its
-/// offsets in the function's source.
+/// Where each name is assigned in a function's source, at any depth: (statement start, end).
+using Assignments = std::map<std::string, std::vector<std::pair<size_t, size_t>>>;
+
+/// A statement `NAME = ...` at a function body's own level that TorchScript removed as dead code
+/// (dead_statements.cpp); `begin`, `end`: its offsets in the function's source. A read
+/// `NAME = CONTAINER[INDEX]` (or `CONTAINER.ATTRIBUTE[INDEX]`) is found by its container; any
+/// other expression (`rhs`) is run by the source evaluator over the names it reads.
 struct DeadRead {
   size_t begin = 0, end = 0;
   std::string container;
@@ -29,6 +33,34 @@ struct DeadRead {
   std::pair<size_t, size_t> containerDefinition{0, 0};
   /// The statements, at any depth, that assign the container's name or its alias: (name, text).
   std::vector<std::pair<std::string, std::pair<size_t, size_t>>> assignedAt;
+  /// Not a read: the assigned expression, its offset in the source, and the name it is assigned to.
+  std::string rhsText;  ///< from the expression's start to the next statement
+  std::string target;
+  /// The names assigned from another (`v = h`: v -> h) where the statement stands.
+  std::map<std::string, std::string> aliases;
+  std::shared_ptr<const Assignments> assignments;
+};
+
+/// An assignment, at any depth of a function's body (`h = h + r(z)` in a loop TorchScript
+/// unrolled), whose value TorchScript removed as dead while a call inside it stays (a call is kept
+/// for its possible side effects, its result unused): FX records the rest too.
+struct PartlyDeadStatement {
+  size_t begin = 0, end = 0, rhsBegin = 0;
+  std::string target;
+  py::ExprPtr rhs;
+  std::map<const py::Expr*, Argument> computed;  ///< the kept calls' values
+};
+
+/// A function's single-name assignments at any depth, parsed once per trace (for
+/// PartlyDeadStatement).
+struct AssignmentStatement {
+  size_t begin = 0, end = 0, rhsBegin = 0;
+  std::string target;
+};
+struct FunctionStatements {
+  std::string source;
+  std::vector<AssignmentStatement> assignments;
+  std::unordered_set<std::string> names;  ///< every name assigned
 };
 
 /// Values of one inlined call: TorchScript values of that graph -> what they stand for.
@@ -49,6 +81,14 @@ struct Frame {
   std::vector<Materialized> materialized;
   /// Dead statements of this call's function not yet recorded, in source order.
   std::vector<DeadRead> deadReads;
+  /// The function whose graph this call converts (null for graphs without one).
+  const torch::jit::Function* function = nullptr;
+  /// Names a recorded dead statement assigned: name -> (the statement's offset, its value).
+  /// nullopt: the statement could not be run, and the name's value there is not known.
+  std::map<std::string, std::pair<size_t, std::optional<Argument>>> deadBound;
+  /// Statements with a kept call whose value TorchScript removed, to record once the code after
+  /// them is reached.
+  std::vector<PartlyDeadStatement> partlyDead;
 };
 
 /// What one trace knows besides the values of the call being converted: where the user's code is,
@@ -72,6 +112,7 @@ struct TraceContext {
   std::map<std::pair<const c10::TensorImpl*, bool>, std::string> firstTensorPaths;
   /// The dead statements of each function, found once per function.
   std::unordered_map<const torch::jit::Function*, std::vector<DeadRead>> deadReadsOf;
+  std::unordered_map<const torch::jit::Function*, FunctionStatements> statementsOf;
   /// Functions whose is_scripting() branch is already noted, and the notes (fxDifferences()).
   std::unordered_set<const torch::jit::Function*> scriptingNoted;
   std::vector<std::string> fxDifferences;
@@ -219,6 +260,10 @@ bool materializeParts(TraceContext& cx, ValueParts& parts, Argument& arg);
 const std::vector<DeadRead>& deadReads(TraceContext& cx, const torch::jit::Function& fn, torch::jit::Graph& g);
 /// Records the dead statements that stand before `node` in the source (all left: null).
 void recordDeadReadsBefore(TraceContext& cx, torch::jit::Node* node, Frame& frame);
+/// Notes the statements whose value TorchScript removed while a call in them stays: a node among
+/// [first, last) whose one result nothing reads, inside an assignment's expression.
+void notePartlyDeadStatements(TraceContext& cx, torch::jit::graph_node_list_iterator first,
+                              torch::jit::graph_node_list_iterator last, Frame& frame);
 
 // ---- expression_group.cpp: nodes of one Python expression folded into one FX node.
 size_t convertExpressionGroup(TraceContext& cx, torch::jit::Node* first, Frame& frame);

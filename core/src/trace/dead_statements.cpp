@@ -243,7 +243,7 @@ const jit::Value* assignedValue(TraceContext& cx, const DeadRead& dead, const Fr
 // What a value TorchScript kept holds for the evaluator: a node (a Proxy) or a constant; nullopt
 // for a module, a pending tensor, or a value not known.
 std::optional<Argument> heldArgument(TraceContext& cx, const jit::Value* value, Frame& frame) {
-  materializePendingField(cx, value, frame);
+  if (Node* field = materializePendingField(cx, value, frame)) return Argument(field);  // FX's Attribute, used here
   const SymValue& held = frame.env.at(value);
   if (held.kind != SymValue::Kind::Value || held.pendingTensor || held.pendingField) return std::nullopt;
   if (held.arg.isNode() && held.input.kind == ValueParts::Kind::NodeValue) return held.arg;
@@ -255,6 +255,7 @@ std::optional<Argument> heldArgument(TraceContext& cx, const jit::Value* value, 
 // assigned it, else the value TorchScript kept of that name (or of the name it was assigned from).
 std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, const std::string& name, Frame& frame) {
   size_t lastAssigned = std::string::npos;
+  std::pair<size_t, size_t> definition{0, 0};  // the text of the last statement assigning the name (or its alias)
   DeadRead probe;
   probe.begin = dead.begin;
   const auto alias = dead.aliases.find(name);
@@ -266,19 +267,25 @@ std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, cons
           probe.assignedAt.push_back({n, range});
           if (n == name && range.first < dead.begin && (lastAssigned == std::string::npos || range.first > lastAssigned))
             lastAssigned = range.first;
+          if (n == from && range.first < dead.begin && range.first >= definition.first) definition = range;
         }
   if (auto bound = frame.deadBound.find(name); bound != frame.deadBound.end() && bound->second.first == lastAssigned)
     return bound->second.second;
   const jit::Value* value = lastValueNamed(cx, probe, name, frame);
   if (!value && from != name) value = lastValueNamed(cx, probe, from, frame);
+  if (!value) {
+    // TorchScript kept no name for it (`v1 = x.topk(8).values` is an output of aten::topk).
+    probe.containerDefinition = definition;
+    value = assignedValue(cx, probe, frame);
+  }
   return value ? heldArgument(cx, value, frame) : std::nullopt;
 }
 
 // The value TorchScript kept named `name` (as written, or numbered on load where no other name
 // of the function is that) made last so far in this call: at a point inside an unrolled loop, the
 // one the previous iteration assigned.
-std::optional<Argument> latestValueNamed(TraceContext& cx, const std::string& name,
-                                         const std::unordered_set<std::string>& assignedNames, Frame& frame) {
+const jit::Value* latestValueNamed(const std::string& name, const std::unordered_set<std::string>& assignedNames,
+                                   const Frame& frame) {
   const jit::Value* found = nullptr;
   for (const auto& [value, held] : frame.env) {
     (void)held;
@@ -292,7 +299,7 @@ std::optional<Argument> latestValueNamed(TraceContext& cx, const std::string& na
         (!param && found->node()->kind() != c10::prim::Param && value->node()->isAfter(found->node())))
       found = value;
   }
-  return found ? heldArgument(cx, found, frame) : std::nullopt;
+  return found;
 }
 
 // Runs `rhs` with the evaluator; on anything it cannot run, the graph is as before.
@@ -352,7 +359,37 @@ void recordPartlyDead(TraceContext& cx, PartlyDeadStatement& statement, Frame& f
   const FunctionStatements& statements = statementsOf(cx, *frame.function);
   SourceScope scope;
   scope.computed = statement.computed;
-  scope.name = [&](const std::string& name) { return latestValueNamed(cx, name, statements.names, frame); };
+  // A name's value: the one of that name made last so far, unless the name's last assignment before
+  // the statement in the source is newer and makes no node (`h = v`, before the loop's first
+  // iteration): then v's, looked up the same way.
+  scope.name = [&](const std::string& written) -> std::optional<Argument> {
+    std::string name = written;
+    for (int hop = 0; hop < 16; ++hop) {
+      const jit::Value* value = latestValueNamed(name, statements.names, frame);
+      const AssignmentStatement* last = nullptr;
+      for (const AssignmentStatement& a : statements.assignments)
+        if (a.target == name && a.begin < statement.begin && (!last || a.begin > last->begin)) last = &a;
+      std::string from;
+      if (last) {
+        from = statements.source.substr(last->rhsBegin, last->end - last->rhsBegin);
+        while (!from.empty() && std::isspace(static_cast<unsigned char>(from.back()))) from.pop_back();
+        const bool identifier = !from.empty() && !std::isdigit(static_cast<unsigned char>(from[0])) &&
+                                std::all_of(from.begin(), from.end(), [](char c) {
+                                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                                });
+        if (!identifier) from.clear();
+      }
+      const auto madeAfterAlias = [&] {
+        if (value->node()->kind() == c10::prim::Param) return false;
+        const auto at = madeAt(cx, value->node());
+        return at && *at > last->begin;
+      };
+      if (value && (from.empty() || madeAfterAlias())) return heldArgument(cx, value, frame);
+      if (from.empty()) return std::nullopt;
+      name = from;
+    }
+    return std::nullopt;
+  };
   runDead(cx, *statement.rhs, scope, frame,
           statements.source.substr(statement.begin, statement.end - statement.begin));
 }
@@ -470,14 +507,29 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
   }
   if (found.empty()) return found;
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
+  // A node of TorchScript's own builtin functions (`v = 2 * x` runs `def mul(a : int, b : Tensor)`,
+  // whose nodes carry that function's range, not the user's) belongs to some statement between
+  // the user's nodes before and after it: each of those statements may be its one, and is kept.
+  size_t lastUser = 0;
+  bool builtinSince = false;
+  const auto keepBetween = [&](size_t before) {
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const DeadRead& d) { return d.end > lastUser && d.begin < before; }),
+                found.end());
+    builtinSince = false;
+  };
   forEachNode(g.block(), [&](jit::Node* node) {
     if (node->kind() == c10::prim::Constant) return;
     const auto loc = cx.source.userSource(node);
+    if (loc && !loc->builtinDef.empty()) builtinSince = true;
     if (!loc || !loc->builtinDef.empty()) return;
+    if (builtinSince) keepBetween(loc->start);
+    lastUser = loc->start;
     found.erase(std::remove_if(found.begin(), found.end(),
                                [&](const DeadRead& d) { return loc->start >= d.begin && loc->start < d.end; }),
                 found.end());
   });
+  if (builtinSince) keepBetween(std::string::npos);
   return found;
 }
 

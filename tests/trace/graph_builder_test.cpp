@@ -26,7 +26,7 @@ TEST(GraphBuilder, RollBackErasesTheNodesAndForgetsEveryReferenceIntoThem) {
   EXPECT_TRUE(builder.isConcreteTensor(constant));
   EXPECT_FALSE(builder.isConcreteTensor(weight));
   Node* bias = builder.tensorAttribute("bias", torch::ones({1}), true, made);
-  auto field = std::make_shared<PendingField>(PendingField{x, "values", 0, nullptr, 0, nullptr, false, nullptr});
+  auto field = std::make_shared<PendingField>(PendingField{x, "values", 0, nullptr, 0, nullptr, false, nullptr, std::nullopt});
   Node* read = builder.materializeField(field);
   EXPECT_EQ(read->target(), "builtins.getattr");
   EXPECT_EQ(builder.materializeField(field), read);  // made once

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <caffe2/serialize/inline_container.h>
 #include <gtest/gtest.h>
 
 #include "tdfx/error.h"
@@ -190,6 +191,30 @@ TEST(TraceCases, TheScriptingSideOfIsScriptingIsSaidWhereFxRunsTheOther) {
   EXPECT_NE(gm.code().text.find("return (fc, None)"), std::string::npos) << gm.code().text;
   // A model without such a branch has no note.
   EXPECT_TRUE(traceFixture("optional_mask.pt").graph().outputNode()->meta().fxDifference.empty());
+}
+
+TEST(TraceCases, AnArchiveWithoutItsSourceSaysSo) {
+  // The same archive, its debug info (the .debug_pkl records) left out: nothing of the user's
+  // source can be read back, and the output node says so; with it, no note.
+  const std::string path = (std::filesystem::temp_directory_path() / "tdfx-no-debug-info.pt").string();
+  {
+    caffe2::serialize::PyTorchStreamReader reader(fixture("plain.pt"));
+    caffe2::serialize::PyTorchStreamWriter writer(path);
+    for (const std::string& record : reader.getAllRecords()) {
+      if (record == "version" || record == ".data/version") continue;
+      if (record.size() > 10 && record.compare(record.size() - 10, 10, ".debug_pkl") == 0) continue;
+      auto [data, size] = reader.getRecord(record);
+      writer.writeRecord(record, data.get(), size);
+    }
+    writer.writeEndOfFile();
+  }
+  const GraphModule without = symbolicTrace(*loadModelFile(path).module);
+  std::filesystem::remove(path);
+  const std::string& note = without.graph().outputNode()->meta().fxDifference;
+  EXPECT_NE(note.find("the archive holds no source (saved without debug info)"), std::string::npos) << note;
+  EXPECT_TRUE(traceFixture("plain.pt").graph().outputNode()->meta().fxDifference.empty());
+  // What it computes is the same: the printed code of both.
+  EXPECT_EQ(without.code().text, traceFixture("plain.pt").code().text);
 }
 
 TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {

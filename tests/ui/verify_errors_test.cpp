@@ -149,6 +149,24 @@ TEST(VerifyErrors, TheWindowsVerifyRunsEachSideOnce) {
   EXPECT_FALSE(panel->timeBox()->isChecked());  // the default: no timed runs
 }
 
+// NOT PROVEN in the window: the verdict first, then the nodes without proof, each reason said once
+// (a loop's nodes share one), so that a narrow dock shows which nodes.
+TEST(VerifyErrors, NotProvenNamesTheNodesAndEachReasonOnce) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("halves_thrice.pt")));
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  panel->inputTable()->item(0, 1)->setText(QStringLiteral("2x4"));
+  verifyAndWait(w);
+  const std::string summary = panel->summary().toStdString();
+  EXPECT_EQ(summary.rfind("NOT PROVEN: nothing differs, but 5 node(s) have no proof: mul, add, mul_1, add_1, mul_2 (", 0), 0u)
+      << summary;
+  const std::string reason = "could not be read";
+  const size_t first = summary.find(reason);
+  ASSERT_NE(first, std::string::npos) << summary;
+  EXPECT_EQ(summary.find(reason, first + 1), std::string::npos) << summary;  // once, not five times
+}
+
 // tdfx-cli verify --input-values in the window: tensors of the user's own, values included.
 TEST(VerifyErrors, InputValuesFromAFileAreTheRunsInputs) {
   MainWindow w(/*interactive=*/false);

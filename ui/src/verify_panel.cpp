@@ -1,5 +1,7 @@
 #include "tdfx/ui/verify_panel.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QDir>
 #include <QFile>
@@ -415,12 +417,21 @@ void VerifyPanel::showReport(const VerifyReport& report) {
                  : keysMatch           ? tr("DIFFERS: outputs equal, but a node differs")
                                        : tr("DIFFERS: outputs differ");
   if (verdict == Verdict::NotProven && !report.unproven.empty()) {
-    QStringList names;
-    for (size_t i = 0; i < report.unproven.size() && i < 8; ++i)
-      names << QStringLiteral("%1 (%2)").arg(QString::fromStdString(report.unproven[i].node),
-                                             QString::fromStdString(report.unproven[i].reason));
-    if (report.unproven.size() > 8) names << tr("%1 more").arg(report.unproven.size() - 8);
-    text += QStringLiteral(": ") + names.join(QStringLiteral(", "));
+    // The nodes first, each reason once (a loop of 40 nodes has one reason, not 40 copies of it),
+    // so that a narrow dock still shows which nodes.
+    std::vector<std::pair<std::string, QStringList>> byReason;
+    size_t shown = 0;
+    for (const auto& u : report.unproven) {
+      auto it = std::find_if(byReason.begin(), byReason.end(), [&](const auto& r) { return r.first == u.reason; });
+      if (it == byReason.end()) it = byReason.insert(byReason.end(), {u.reason, {}});
+      if (shown < 8) it->second << QString::fromStdString(u.node);
+      ++shown;
+    }
+    QStringList groups;
+    for (const auto& [reason, names] : byReason)
+      if (!names.isEmpty()) groups << names.join(QStringLiteral(", ")) + QStringLiteral(" (") + QString::fromStdString(reason) + QStringLiteral(")");
+    if (report.unproven.size() > 8) groups << tr("%1 more").arg(report.unproven.size() - 8);
+    text += QStringLiteral(": ") + groups.join(QStringLiteral("; "));
   }
   if (report.divergence) {
     text += tr("; first differing node: %1 (marked red in the graph)").arg(QString::fromStdString(report.divergence->node));

@@ -44,6 +44,9 @@ std::vector<std::pair<std::string, bool>> builtinParameters(const std::string& h
   return params;
 }
 
+// No Python expression compiles to a longer chain of nodes of its one range.
+constexpr size_t kMaxGroup = 16;
+
 bool isIndexingOp(const jit::Node* n) {
   const auto k = n->kind();
   return k == c10::aten::slice || k == c10::aten::select || k == c10::aten::unsqueeze || k == c10::aten::index;
@@ -94,6 +97,10 @@ std::vector<jit::Node*> expressionGroup(TraceContext& cx, jit::Node* first, cons
     }
     jit::Node* prev = group.back();
     if (prev->outputs().size() != 1 || prev->output()->uses().size() != 1 || prev->output()->uses()[0].user != n) break;
+    // One expression is a few nodes (a subscript's slices, a builtin's body). A loop TorchScript
+    // unrolled repeats its statement's range node after node (`for q in self.ps: x = x * q`), a
+    // chain as long as the loop: taken whole, from each of its nodes, tracing was quadratic.
+    if (group.size() >= kMaxGroup) break;
     group.push_back(n);
   }
   return group;

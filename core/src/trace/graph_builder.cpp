@@ -5,14 +5,18 @@
 namespace tdfx::trace {
 
 void GraphBuilder::rollBackTo(const Mark& mark) {
-  for (auto it = attrNodes_.begin(); it != attrNodes_.end();)
-    it = it->second->index() >= mark.nodes ? attrNodes_.erase(it) : std::next(it);
-  for (auto it = concreteTensorNodes_.begin(); it != concreteTensorNodes_.end();)
-    it = (*it)->index() >= mark.nodes ? concreteTensorNodes_.erase(it) : std::next(it);
-  for (auto it = madeFields_.begin(); it != madeFields_.end();) {
-    auto field = it->lock();
-    if (field && field->node && field->nodeIndex >= mark.nodes) field->node = nullptr;
-    it = !field || !field->node ? madeFields_.erase(it) : std::next(it);
+  while (!madeAttributes_.empty() && madeAttributes_.back().index >= mark.nodes) {
+    const MadeAttribute& made = madeAttributes_.back();
+    if (auto it = attrNodes_.find(made.target); it != attrNodes_.end() && it->second == made.node) attrNodes_.erase(it);
+    concreteTensorNodes_.erase(made.node);
+    madeAttributes_.pop_back();
+  }
+  // Fields are given nodes in graph order: those past the mark are the latest.
+  while (!madeFields_.empty()) {
+    auto field = madeFields_.back().lock();
+    if (field && field->node && field->nodeIndex < mark.nodes) break;
+    if (field && field->node) field->node = nullptr;
+    madeFields_.pop_back();
   }
   graph_.truncate(mark.nodes);
   // A constant made after the mark is gone with its node; its number is given again.
@@ -59,15 +63,20 @@ Node* GraphBuilder::tensorAttribute(const std::string& attribute, const at::Tens
     // patched (torch/fx/_symbolic_trace.py), so a parameter of that name gets its get_attr node
     // right there, before the constant's, whether the code reads it later or not.
     if (!target.empty() && rootParameter_ && rootParameter_(target) && !attrNodes_.count(target))
-      attrNodes_.emplace(target, graph_.createNode(OpKind::GetAttr, target));
+      noteAttribute(target, graph_.createNode(OpKind::GetAttr, target), /*shared=*/true);
     target = "_tensor_constant" + std::to_string(tensorConstants_++);
   }
   Node* fx = graph_.createNode(OpKind::GetAttr, target);
   made = true;
   if (attribute.empty()) tensorConstantValues_[target] = t;
-  if (shared) attrNodes_.emplace(attribute, fx);
-  else concreteTensorNodes_.insert(fx);
+  noteAttribute(attribute, fx, shared);
   return fx;
+}
+
+void GraphBuilder::noteAttribute(const std::string& target, Node* node, bool shared) {
+  if (shared) attrNodes_.emplace(target, node);
+  else concreteTensorNodes_.insert(node);
+  madeAttributes_.push_back({shared ? target : std::string(), node, node->index()});
 }
 
 }  // namespace tdfx::trace

@@ -85,6 +85,17 @@ class GraphBuilder {
   std::map<std::string, Node*> attrNodes_;  // get_attr nodes by target: one per parameter
   std::unordered_set<const Node*> concreteTensorNodes_;
   std::vector<std::weak_ptr<PendingField>> madeFields_;  // pending fields given a node
+  /// The get_attr nodes in the order they were made (target, node, its position; "" target for a
+  /// concrete tensor's): a rollback undoes the latest ones only, so one costs what it undoes, not
+  /// every parameter's node (an unrolled loop over a ParameterList rolled back once per step was
+  /// quadratic).
+  struct MadeAttribute {
+    std::string target;
+    const Node* node;
+    size_t index;
+  };
+  std::vector<MadeAttribute> madeAttributes_;
+  void noteAttribute(const std::string& target, Node* node, bool shared);
   int tensorConstants_ = 0;
   std::map<std::string, at::Tensor> tensorConstantValues_;
   std::function<bool(const std::string&)> taken_;

@@ -273,6 +273,15 @@ std::vector<SymValue> inlineGraph(TraceContext& cx, jit::Graph& g, std::vector<S
                      std::to_string(g.inputs().size()));
   for (size_t i = 0; i < inputs.size(); ++i) frame.env.emplace(g.inputs()[i], inputs[i]);
   frame.function = fn;
+  if (fn && depth == 0 && cx.source.functionSource(*fn).empty()) {
+    // An archive saved without its debug info: no statement of the user's code can be read back.
+    std::string note = pythonQualifiedName(fn->qualname().qualifiedName()) +
+                       ": the archive holds no source (saved without debug info), so this graph follows its "
+                       "compiled code: statements TorchScript removed as dead code are missing, and calls "
+                       "may be spelled as the compiled code has them, not as torch.fx records the source's";
+    if (std::find(cx.fxDifferences.begin(), cx.fxDifferences.end(), note) == cx.fxDifferences.end())
+      cx.fxDifferences.push_back(std::move(note));
+  }
   if (fn) {
     frame.deadReads = deadReads(cx, *fn, g);
     noteScriptingBranch(cx, *fn);
@@ -550,12 +559,20 @@ bool convertIsNone(TraceContext& /*cx*/, jit::Node* node, Frame& frame) {
   return false;
 }
 
+std::optional<size_t> attributeSlot(TraceContext& cx, const c10::ClassType& type, const std::string& name) {
+  auto [slots, made] = cx.attributeSlots.try_emplace(&type);
+  if (made)
+    for (size_t i = 0; i < type.numAttributes(); ++i) slots->second.emplace(type.getAttributeName(i), i);
+  const auto it = slots->second.find(name);
+  return it == slots->second.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
 void convertGetAttr(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& obj = frame.get(node->input(0));
   if (obj.kind != SymValue::Kind::Module) fail(cx, node, frame, "attribute access on a non-module object is not supported");
   const std::string& name = node->s(c10::attr::name);
   const jit::Module& m = obj.module->module;
-  const size_t slot = m.type()->findAttributeSlot(name).value_or(std::numeric_limits<size_t>::max());
+  const size_t slot = attributeSlot(cx, *m.type(), name).value_or(std::numeric_limits<size_t>::max());
   if (slot == std::numeric_limits<size_t>::max())
     fail(cx, node, frame, "module '" + obj.module->path + "' has no attribute '" + name + "'");
   const c10::IValue value = m._ivalue()->getSlot(slot);

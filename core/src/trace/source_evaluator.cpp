@@ -151,8 +151,10 @@ class Evaluation {
   }
 
   std::optional<Value> unary(const py::Expr& e) {
+    // `not x` asks for the Proxy's bool, which FX refuses (and of a value it is Python's).
+    if (e.text == "not") return std::nullopt;
     const std::string name = fx::operatorName(e.text, /*unary=*/true);
-    if (name.empty()) return std::nullopt;  // `not` of a Proxy: FX refuses it; of a value, Python's
+    if (name.empty()) return std::nullopt;
     auto operand = argument(*e.items[0]);
     if (!operand || !operand->isNode()) return std::nullopt;
     return Value(Argument(record(OpKind::CallFunction, fx_target::operatorTarget(name), {*operand})));

@@ -113,6 +113,10 @@ struct TraceContext {
   /// The dead statements of each function, found once per function.
   std::unordered_map<const torch::jit::Function*, std::vector<DeadRead>> deadReadsOf;
   std::unordered_map<const torch::jit::Function*, FunctionStatements> statementsOf;
+  /// Each module class's attribute slots by name, made at its first read: LibTorch's
+  /// findAttributeSlot compares names one by one, and a ParameterList of 5,000 read in a loop
+  /// made tracing quadratic.
+  std::unordered_map<const c10::ClassType*, std::unordered_map<std::string, size_t>> attributeSlots;
   /// Functions whose is_scripting() branch is already noted, and the notes (fxDifferences()).
   std::unordered_set<const torch::jit::Function*> scriptingNoted;
   std::vector<std::string> fxDifferences;
@@ -148,6 +152,8 @@ std::vector<SymValue> inlineGraph(TraceContext& cx, torch::jit::Graph& g, std::v
 void convertBlock(TraceContext& cx, torch::jit::Block* block, Frame& frame);
 void convertNode(TraceContext& cx, torch::jit::Node* node, Frame& frame);
 void convertGetAttr(TraceContext& cx, torch::jit::Node* node, Frame& frame);
+/// The slot of attribute `name` of a module class, or nullopt.
+std::optional<size_t> attributeSlot(TraceContext& cx, const c10::ClassType& type, const std::string& name);
 void convertOperator(TraceContext& cx, torch::jit::Node* node, Frame& frame);
 bool convertConstant(TraceContext& cx, torch::jit::Node* node, Frame& frame);
 bool convertGradMode(TraceContext& cx, torch::jit::Node* node, Frame& frame);

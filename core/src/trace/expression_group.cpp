@@ -100,7 +100,9 @@ std::vector<jit::Node*> expressionGroup(TraceContext& cx, jit::Node* first, cons
     // One expression is a few nodes (a subscript's slices, a builtin's body). A loop TorchScript
     // unrolled repeats its statement's range node after node (`for q in self.ps: x = x * q`), a
     // chain as long as the loop: taken whole, from each of its nodes, tracing was quadratic.
-    if (group.size() >= kMaxGroup) break;
+    // A second operator of the same kind in a row is the loop's next step (only a subscript
+    // repeats one: a slice per dimension).
+    if (group.size() >= kMaxGroup || (n->kind() == prev->kind() && !isIndexingOp(n))) break;
     group.push_back(n);
   }
   return group;

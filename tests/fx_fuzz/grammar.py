@@ -364,7 +364,7 @@ class Generator:
             (["u{v} = {b}.shape[0]", "{v} = {a}.relu()"], [0]),
             # Dead statements that are not reads: an operation overwritten, a call never read.
             (["h{v} = {a} * 2.5 + {b}", "h{v} = torch.sigmoid({b}) - {a}", "{v} = h{v}.abs()"], [0]),
-            (["s{v} = {a}.view(-1).sum(0, keepdim=True)", "n{v} = -{b}.mean(dim=-1)", "{v} = {a} + {b}"], [0, 1]),
+            (["s{v} = {a}.reshape(-1).sum(0, keepdim=True)", "n{v} = -{b}.mean(dim=-1)", "{v} = {a} + {b}"], [0, 1]),
         ])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="overwritten", dead=dead)
 

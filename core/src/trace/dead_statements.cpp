@@ -78,6 +78,13 @@ void forEachNode(jit::Block* block, const std::function<void(jit::Node*)>& fn) {
   }
 }
 
+// Whether a node's location is in `source`, the function being read, and not in a function
+// TorchScript inlined into it (a helper, a staticmethod): their offsets count in their own text.
+bool inFunction(const SourceLocation& loc, const std::string& source) {
+  const size_t n = std::min<size_t>({loc.window.size(), 40, source.size() > loc.start ? source.size() - loc.start : 0});
+  return n > 0 && source.compare(loc.start, n, loc.window, 0, n) == 0;
+}
+
 // Where the expression of the assignment in source[begin, end) starts: after its `=` (a type
 // annotation `h: Tensor = ...` passed over); npos when there is none.
 size_t assignedExpressionAt(const std::string& source, size_t begin, size_t end) {
@@ -121,7 +128,7 @@ bool mayHoldDeadStatement(TraceContext& cx, const std::string& source, jit::Grap
       forEachNode(g.block(), [&](jit::Node* node) {
         if (node->kind() == c10::prim::Constant) return;
         const auto loc = cx.source.userSource(node);
-        if (loc && loc->builtinDef.empty()) starts.push_back(loc->start);
+        if (loc && loc->builtinDef.empty() && inFunction(*loc, source)) starts.push_back(loc->start);
       });
       std::sort(starts.begin(), starts.end());
       collected = true;
@@ -385,6 +392,13 @@ void recordPartlyDead(TraceContext& cx, PartlyDeadStatement& statement, Frame& f
         return at && *at > last->begin;
       };
       if (value && (from.empty() || madeAfterAlias())) return heldArgument(cx, value, frame);
+      if (!value && from.empty() && last) {
+        // TorchScript kept no name for it (`v = torch.sort(x).values` is an output of aten::sort).
+        DeadRead probe;
+        probe.containerDefinition = {last->begin, last->end};
+        value = assignedValue(cx, probe, frame);
+        return value ? heldArgument(cx, value, frame) : std::nullopt;
+      }
       if (from.empty()) return std::nullopt;
       name = from;
     }
@@ -509,20 +523,58 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
   // A node of TorchScript's own builtin functions (`v = 2 * x` runs `def mul(a : int, b : Tensor)`,
   // whose nodes carry that function's range, not the user's) belongs to some statement between
-  // the user's nodes before and after it: each of those statements may be its one, and is kept.
+  // the user's nodes before and after it: a statement there whose expression holds an operator
+  // (what such functions implement) may be its one, and is kept; so is one whose name such a node's
+  // value has.
+  const auto mayBeBuiltin = [&](const DeadRead& d) {
+    if (d.target.empty()) return false;  // a read: TorchScript's select or size, never a builtin's
+    const py::ExprPtr rhs = cx.source.parsed(d.rhsText);
+    if (!rhs) return true;
+    std::function<bool(const py::Expr&)> hasOperator = [&](const py::Expr& e) {
+      if (e.kind == py::Expr::Kind::BinOp || e.kind == py::Expr::Kind::Compare) return true;
+      if (e.kind == py::Expr::Kind::UnaryOp && !(e.items[0] && e.items[0]->kind == py::Expr::Kind::Number)) return true;
+      for (const auto& item : e.items)
+        if (item && hasOperator(*item)) return true;
+      return false;
+    };
+    return hasOperator(*rhs);
+  };
   size_t lastUser = 0;
   bool builtinSince = false;
   const auto keepBetween = [&](size_t before) {
     found.erase(std::remove_if(found.begin(), found.end(),
-                               [&](const DeadRead& d) { return d.end > lastUser && d.begin < before; }),
+                               [&](const DeadRead& d) { return d.end > lastUser && d.begin < before && mayBeBuiltin(d); }),
                 found.end());
     builtinSince = false;
   };
   forEachNode(g.block(), [&](jit::Node* node) {
     if (node->kind() == c10::prim::Constant) return;
     const auto loc = cx.source.userSource(node);
-    if (loc && !loc->builtinDef.empty()) builtinSince = true;
-    if (!loc || !loc->builtinDef.empty()) return;
+    // A node with no range of this function (a builtin's, a call whose range is the callee's
+    // `def`, an inlined helper's) made a value of the statement that assigns its name.
+    const bool here = loc && loc->builtinDef.empty() && inFunction(*loc, source);
+    if (!here) {
+      if (loc && !loc->builtinDef.empty()) {
+        // The builtin's last node, its value unnamed (`return 2 * x`): which statement it is
+        // cannot be told. A named one is found by its name, below.
+        bool last = true, named = false;
+        for (const jit::Value* out : node->outputs()) {
+          named = named || !writtenName(out).empty();
+          for (const jit::Use& use : out->uses()) {
+            const auto at = cx.source.userSource(use.user);
+            last = last && !(at && at->builtinDef == loc->builtinDef);
+          }
+        }
+        builtinSince = builtinSince || (last && !named);
+      }
+      for (const jit::Value* out : node->outputs()) {
+        const std::string name = writtenName(out);
+        if (!name.empty() && node->kind() != c10::prim::GetAttr)
+          found.erase(std::remove_if(found.begin(), found.end(), [&](const DeadRead& d) { return d.target == name; }),
+                      found.end());
+      }
+      return;
+    }
     if (builtinSince) keepBetween(loc->start);
     lastUser = loc->start;
     found.erase(std::remove_if(found.begin(), found.end(),

@@ -16,9 +16,9 @@ as slice bounds after method chains and as scalars passed on, f-strings in asser
 properties read as values, list concatenation, slicing, insert, extend, pop and reverse,
 comprehensions followed by keyword arguments, torch.split, and buffers on the left of operators.
 Issue 54 added the statements FX records because it runs the source: assignments overwritten later
-and reads never used (reads, operations and calls), a ModuleList loop's update the last iteration
+and reads never used (reads, operations and calls, expressions alone as statements), a ModuleList loop's update the last iteration
 never reads (a WaveNet stack), literals in every spelling TorchScript accepts, keyword arguments holding
-dtypes, devices and layouts, tuple results read in any order, helper functions and staticmethods
+dtypes, devices and layouts, tuple results read in any order (items read into names too, alone or unpacked), helper functions and staticmethods
 (work on constants in them folded), and buffers shared between submodules.
 Programs are wrapped as plain modules, TensorDictModules or (nested) TensorDictSequentials.
 """
@@ -365,6 +365,8 @@ class Generator:
             # Dead statements that are not reads: an operation overwritten, a call never read.
             (["h{v} = {a} * 2.5 + {b}", "h{v} = torch.sigmoid({b}) - {a}", "{v} = h{v}.abs()"], [0]),
             (["s{v} = {a}.reshape(-1).sum(0, keepdim=True)", "n{v} = -{b}.mean(dim=-1)", "{v} = {a} + {b}"], [0, 1]),
+            # Expressions alone as statements.
+            (["{a}.abs().sum(-1)", "torch.tanh({b})", "{v} = {a} - {b}"], [0, 1]),
         ])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="overwritten", dead=dead)
 
@@ -393,6 +395,12 @@ class Generator:
             ["mx{v} = {a}.max(-1)", "{v} = {b} * mx{v}[1].unsqueeze(-1).float() + mx{v}[0].unsqueeze(-1)"],
             ["s{v} = {a}.sort(-1)", "{v} = s{v}.indices.float() + s{v}.values"],
             ["p{v} = torch.chunk({a}, 2, -1)", "{v} = torch.cat([p{v}[1], p{v}[0]], -1)"],
+            # Items read and assigned to names (no TorchScript node for either statement).
+            ["t{v} = {a}.topk(2, dim=-1)", "w{v}, i{v} = t{v}[0], t{v}.indices",
+             "{v} = {b} * w{v}.sum(-1, keepdim=True) + i{v}.float().mean(-1, keepdim=True)"],
+            ["vm{v} = torch.var_mean({a}, -1, keepdim=True)", "m{v} = vm{v}[1]", "{v} = ({b} - m{v}) * vm{v}[0]"],
+            ["mx{v} = {a}.max(-1)", "i{v}, m{v} = mx{v}.indices, mx{v}[0]",
+             "{v} = {b} * m{v}.unsqueeze(-1) + i{v}.unsqueeze(-1).float()"],
         ])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="tuple_order")
 

@@ -295,6 +295,16 @@ WHOLE = [
     ("src_gru_reads_in_loop", "def forward(self, x):\n    acc = x\n    for lin in self.lins:\n"
      "        out = self.gru(lin(acc))\n        acc = out[0] + out[1][0].unsqueeze(1)\n    return acc",
      "self.gru = nn.GRU(4, 4, batch_first=True)\n        self.lins = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])"),
+    # Items of a tuple kept in a variable, read and assigned to names (TorchScript has no node for
+    # either statement): `top[0]` and `vm[1]` are getitems where the statements stand, `top.indices`
+    # an Attribute made where `i` is first used.
+    ("src_tuple_reads_assigned", "def forward(self, x):\n    top = torch.topk(x, 2, dim=-1)\n"
+     "    w, i = top[0], top.indices\n    v = top[1]\n    y = x * 2\n    return w * i.float() + v + y"),
+    ("src_item_read_assigned", "def forward(self, x):\n    vm = torch.var_mean(x, 1, keepdim=True)\n"
+     "    m = vm[1]\n    y = x + 1\n    return (y - m) / vm[0]"),
+    # Expressions alone as statements, removed by TorchScript as dead; FX records the calls.
+    ("src_dead_expression_statements", "def forward(self, x):\n    x.sum(-1)\n    torch.relu(x)\n"
+     "    y = x * 2\n    x.shape\n    return y"),
     ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
     ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
     ("src_written_dtype", "def forward(self, x):\n    return F.softmax(x, dim=-1, dtype=torch.float32)"),

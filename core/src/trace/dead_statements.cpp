@@ -19,11 +19,7 @@
 //     h = x + 1          <- FX: `add = x + 1`, 0 users
 //     c = x.shape[0]
 //
-// TorchScript keeps a call for its possible side effects even when its result is unused, and
-// removes what the statement does with it. A WaveNet stack's last `h = h + r(z)`, unrolled over a
-// ModuleList, keeps `r(z)` and loses the add; FX records `add_5 = add_3 + res_2`. Such a statement
-// (PartlyDeadStatement) is run by the evaluator with the call's value, once the code after it is
-// reached.
+// Statements TorchScript removed only in part, around a call it kept, are kept_call_statements.cpp's.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -34,8 +30,7 @@
 #include <torch/csrc/jit/frontend/parser.h>
 #include <torch/csrc/jit/frontend/tree_views.h>
 
-#include "source_evaluator.h"
-#include "trace_context.h"
+#include "dead_statements.h"
 
 namespace tdfx::trace {
 
@@ -54,14 +49,32 @@ std::string parsableText(const std::string& source) {
   return py::lexable(std::move(text));
 }
 
-// Whether some line ends with `[INT]` (a comment after it aside): only then can the source hold a
-// dead read, and only then is it parsed (parsing every inlined function made tracing swin_t 12 %
-// slower).
+// Whether the line holding `at` starts with names unpacked (`w, i = `).
+bool unpacksNames(const std::string& source, size_t at) {
+  const size_t lineStart = source.rfind('\n', at) == std::string::npos ? 0 : source.rfind('\n', at) + 1;
+  size_t i = lineStart, names = 0;
+  const auto blank = [&] { while (i < at && (source[i] == ' ' || source[i] == '\t')) ++i; };
+  for (blank(); i < at; blank()) {
+    const size_t name = i;
+    while (i < at && (std::isalnum(static_cast<unsigned char>(source[i])) || source[i] == '_')) ++i;
+    if (i == name || std::isdigit(static_cast<unsigned char>(source[name]))) return false;
+    ++names;
+    blank();
+    if (i < at && source[i] == ',') { ++i; continue; }
+    return names > 1 && i + 1 < at && source[i] == '=' && source[i + 1] != '=';
+  }
+  return false;
+}
+
+// Whether some line ends with `[INT]` (a comment after it aside), or unpacks names from a tuple
+// with one: only then can the source hold a dead read, and only then is it parsed (parsing every
+// inlined function made tracing swin_t 12 % slower).
 bool mayHoldDeadRead(const std::string& source) {
   for (size_t close = source.find(']'); close != std::string::npos; close = source.find(']', close + 1)) {
     size_t after = close + 1;
     while (after < source.size() && (source[after] == ' ' || source[after] == '\t' || source[after] == '\r')) ++after;
-    if (after < source.size() && source[after] != '\n' && source[after] != '#') continue;
+    const bool tupleItem = after < source.size() && source[after] == ',' && unpacksNames(source, close);
+    if (after < source.size() && source[after] != '\n' && source[after] != '#' && !tupleItem) continue;
     size_t open = close;
     while (open > 0 && (std::isdigit(static_cast<unsigned char>(source[open - 1])) || source[open - 1] == ' ')) --open;
     if (open > 0 && source[open - 1] == '-') --open;
@@ -105,9 +118,16 @@ size_t assignedExpressionAt(const std::string& source, size_t begin, size_t end)
   return std::string::npos;
 }
 
+// Python's keywords a statement may start with, followed by a bracket (`if(x)`): not a name.
+bool isKeyword(const std::string& name) {
+  static const char* const kKeywords[] = {"if", "elif", "while", "for", "return", "assert", "raise", "del", "not",
+                                          "with", "and", "or", "in", "is", "yield", "print", "lambda", "await"};
+  return std::any_of(std::begin(kKeywords), std::end(kKeywords), [&](const char* k) { return name == k; });
+}
+
 // Whether some line of the body assigns one name an expression that does something (a call, an
-// operator, a subscript) and no node of the graph starts on it: only then can the source hold a
-// dead statement other than a read, and only then is it parsed.
+// operator, a subscript), or is a call or attribute read alone, and no node of the graph starts on
+// it: only then can the source hold a dead statement other than a read, and only then is it parsed.
 bool mayHoldDeadStatement(TraceContext& cx, const std::string& source, jit::Graph& g) {
   std::vector<size_t> starts;
   bool collected = false;
@@ -119,11 +139,17 @@ bool mayHoldDeadStatement(TraceContext& cx, const std::string& source, jit::Grap
     size_t i = begin;
     while (i < end && (source[i] == ' ' || source[i] == '\t')) ++i;
     if (i == begin || i >= end || !(std::isalpha(static_cast<unsigned char>(source[i])) || source[i] == '_')) continue;
+    const size_t nameStart = i;
     while (i < end && (std::isalnum(static_cast<unsigned char>(source[i])) || source[i] == '_')) ++i;
+    const std::string name = source.substr(nameStart, i - nameStart);
     while (i < end && source[i] == ' ') ++i;
-    if (i >= end || (source[i] != '=' && source[i] != ':') || (i + 1 < end && source[i + 1] == '=')) continue;
-    const size_t rhs = assignedExpressionAt(source, i, end);
-    if (rhs == std::string::npos || source.find_first_of("([+-*/%@&|^<>~", rhs) >= end) continue;
+    // An expression alone (`x.sum()`, `torch.relu(x)`): a name read by a call or an attribute.
+    const bool expression = i < end && (source[i] == '.' || source[i] == '(') && !isKeyword(name);
+    if (!expression) {
+      if (i >= end || (source[i] != '=' && source[i] != ':') || (i + 1 < end && source[i + 1] == '=')) continue;
+      const size_t rhs = assignedExpressionAt(source, i, end);
+      if (rhs == std::string::npos || source.find_first_of("([+-*/%@&|^<>~", rhs) >= end) continue;
+    }
     if (!collected) {
       forEachNode(g.block(), [&](jit::Node* node) {
         if (node->kind() == c10::prim::Constant) return;
@@ -163,6 +189,24 @@ std::optional<std::pair<std::string, std::pair<std::string, int64_t>>> readOfNam
 }
 
 
+
+
+
+
+
+
+
+
+}  // namespace
+
+// `top.indices`: a field read by name of a variable, or nullopt.
+std::optional<std::pair<std::string, std::string>> fieldReadOfName(const jit::Expr& e) {
+  if (e.kind() != '.') return std::nullopt;
+  const jit::Select select(e);
+  if (select.value().kind() != jit::TK_VAR) return std::nullopt;
+  return std::make_pair(jit::Var(select.value()).name().name(), select.selector().name());
+}
+
 // Where in the user's source a node was made: its own range, or for a node TorchScript made without
 // one (`v = self.gru(x)[0]` indexes the call's tuple with a prim::TupleIndex that has no range)
 // the latest of its inputs' nodes, the expression it continues. nullopt when neither has one.
@@ -190,37 +234,10 @@ std::string writtenName(const jit::Value* v) {
   return name;
 }
 
-// The value named `name` (as written: "spx" for "spx.1", or numbered where a statement assigning
-// `name` made it) defined last before the dead read.
-const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const std::string& name, const Frame& frame) {
-  const jit::Value* found = nullptr;
-  size_t definedAt = 0;
-  for (const auto& [value, held] : frame.env) {
-    (void)held;
-    const std::string written = writtenName(value);
-    const bool numbered = written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
-                          written.find_first_not_of("0123456789", name.size()) == std::string::npos;
-    if (written != name && !numbered) continue;
-    size_t at = 0;
-    if (value->node()->kind() != c10::prim::Param) {
-      const auto start = madeAt(cx, value->node());
-      if (!start || *start >= dead.begin) continue;
-      if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
-            return a.first == name && *start >= a.second.first && *start < a.second.second;
-          }))
-        continue;
-      at = *start + 1;
-    } else if (numbered) {
-      continue;
-    }
-    // Values of one statement run more than once (a loop unrolled over a ModuleList) share its
-    // location: the last in the graph is the one defined last.
-    if (!found || at > definedAt || (at == definedAt && value->node()->isAfter(found->node()))) {
-      found = value;
-      definedAt = at;
-    }
-  }
-  return found;
+// Whether `written` is `name` numbered on load (`h0` for `h`: TorchScript makes value names unique).
+bool isNumberedFrom(const std::string& written, const std::string& name) {
+  return written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
+         written.find_first_not_of("0123456789", name.size()) == std::string::npos;
 }
 
 // The value the statement `NAME = ...` that defines a dead read's container assigned, when
@@ -258,6 +275,114 @@ std::optional<Argument> heldArgument(TraceContext& cx, const jit::Value* value, 
   return std::nullopt;
 }
 
+// Runs `rhs` with the evaluator; on anything it cannot run, the graph is as before.
+std::optional<Argument> runDead(TraceContext& cx, const py::Expr& rhs, SourceScope& scope, Frame& frame,
+                                const std::string& text) {
+  scope.meta.modulePath = frame.scope.path;
+  scope.meta.moduleType = pythonTypeName(frame.scope.module.type());
+  scope.meta.sourceText = text;
+  const GraphBuilder::Mark mark = cx.builder.mark();
+  auto value = evaluateSource(cx.builder, rhs, scope);
+  if (!value) cx.builder.rollBackTo(mark);
+  return value;
+}
+
+// `fn`'s source parsed, and its assignments at any depth, once per trace. TorchScript's value names
+// are made unique on load (`h` assigned in an unrolled loop is `h0.1`, `h1.1`), so a value whose
+// name is the written one and more digits is that name's only where such a statement made it:
+// `byName` tells where.
+const FunctionStatements& statementsOf(TraceContext& cx, const jit::Function& fn) {
+  if (auto known = cx.statementsOf.find(&fn); known != cx.statementsOf.end()) return known->second;
+  FunctionStatements& statements = cx.statementsOf[&fn];
+  statements.source = cx.source.functionSource(fn);
+  if (statements.source.empty()) return statements;
+  auto byName = std::make_shared<Assignments>();
+  try {
+    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(statements.source)));
+    const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
+    std::function<void(const torch::jit::List<torch::jit::Stmt>&, size_t)> collect = [&](const auto& list, size_t blockEnd) {
+      for (size_t i = 0; i < list.size(); ++i) {
+        const torch::jit::Stmt st = list[i];
+        const size_t stEnd = i + 1 < list.size() ? list[i + 1].range().start() : blockEnd;
+        if (st.kind() == torch::jit::TK_ASSIGN || st.kind() == torch::jit::TK_AUG_ASSIGN) {
+          const torch::jit::Expr lhs = st.kind() == torch::jit::TK_ASSIGN ? torch::jit::Assign(st).lhs()
+                                                                          : torch::jit::AugAssign(st).lhs();
+          if (lhs.kind() == torch::jit::TK_VAR)
+            (*byName)[torch::jit::Var(lhs).name().name()].push_back({st.range().start(), stEnd});
+          if (lhs.kind() == torch::jit::TK_TUPLE_LITERAL || lhs.kind() == torch::jit::TK_LIST_LITERAL) {
+            const auto items = lhs.kind() == torch::jit::TK_TUPLE_LITERAL ? torch::jit::TupleLiteral(lhs).inputs()
+                                                                          : torch::jit::ListLiteral(lhs).inputs();
+            for (const torch::jit::Expr item : items)
+              if (item.kind() == torch::jit::TK_VAR) {
+                (*byName)[torch::jit::Var(item).name().name()].push_back({st.range().start(), stEnd});
+                statements.names.insert(torch::jit::Var(item).name().name());
+              }
+          }
+        }
+        if (st.kind() == torch::jit::TK_ASSIGN) {
+          const torch::jit::Assign assign(st);
+          if (assign.lhs_list().size() == 1 && assign.lhs().kind() == torch::jit::TK_VAR && assign.rhs().present()) {
+            AssignmentStatement a;
+            a.begin = st.range().start();
+            a.end = stEnd;
+            a.rhsBegin = assignedExpressionAt(statements.source, a.begin, a.end);
+            a.target = torch::jit::Var(assign.lhs()).name().name();
+            statements.names.insert(a.target);
+            if (a.rhsBegin != std::string::npos) statements.assignments.push_back(a);
+          }
+        } else if (st.kind() == torch::jit::TK_FOR) {
+          collect(torch::jit::For(st).body(), stEnd);
+        } else if (st.kind() == torch::jit::TK_WHILE) {
+          collect(torch::jit::While(st).body(), stEnd);
+        } else if (st.kind() == torch::jit::TK_IF) {
+          collect(torch::jit::If(st).trueBranch(), stEnd);
+          collect(torch::jit::If(st).falseBranch(), stEnd);
+        }
+      }
+    };
+    collect(def.statements(), statements.source.size());
+    statements.def = def.tree();
+    statements.byName = std::move(byName);
+  } catch (const std::exception&) {
+    statements.assignments.clear();  // source TorchScript's parser does not take: nothing read from it
+  }
+  return statements;
+}
+
+namespace {
+
+// The value named `name` (as written: "spx" for "spx.1", or numbered where a statement assigning
+// `name` made it) defined last before the dead read.
+const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const std::string& name, const Frame& frame) {
+  const jit::Value* found = nullptr;
+  size_t definedAt = 0;
+  for (const auto& [value, held] : frame.env) {
+    (void)held;
+    const std::string written = writtenName(value);
+    const bool numbered = isNumberedFrom(written, name);
+    if (written != name && !numbered) continue;
+    size_t at = 0;
+    if (value->node()->kind() != c10::prim::Param) {
+      const auto start = madeAt(cx, value->node());
+      if (!start || *start >= dead.begin) continue;
+      if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
+            return a.first == name && *start >= a.second.first && *start < a.second.second;
+          }))
+        continue;
+      at = *start + 1;
+    } else if (numbered) {
+      continue;
+    }
+    // Values of one statement run more than once (a loop unrolled over a ModuleList) share its
+    // location: the last in the graph is the one defined last.
+    if (!found || at > definedAt || (at == definedAt && value->node()->isAfter(found->node()))) {
+      found = value;
+      definedAt = at;
+    }
+  }
+  return found;
+}
+
 // The value `name` holds where the dead statement stands: the one an earlier dead statement
 // assigned it, else the value TorchScript kept of that name (or of the name it was assigned from).
 std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, const std::string& name, Frame& frame) {
@@ -288,124 +413,51 @@ std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, cons
   return value ? heldArgument(cx, value, frame) : std::nullopt;
 }
 
-// The value TorchScript kept named `name` (as written, or numbered on load where no other name
-// of the function is that) made last so far in this call: at a point inside an unrolled loop, the
-// one the previous iteration assigned.
-const jit::Value* latestValueNamed(const std::string& name, const std::unordered_set<std::string>& assignedNames,
-                                   const Frame& frame) {
-  const jit::Value* found = nullptr;
+// `w = top[0]`, `i = top.indices` of `top = x.topk(2)`: TorchScript keeps the tuple as its call's
+// outputs and has no node for either read. FX's getitem is made here; its Attribute where `i` is
+// first used. Operations reading the name use that node (PendingField::boundNames). False when
+// the container's statement made no such call.
+bool recordStoredItemRead(TraceContext& cx, const DeadRead& dead, Frame& frame) {
+  const auto [begin, end] = dead.containerDefinition;
+  if (begin == end || !dead.attribute.empty()) return false;
+  const jit::Node* call = nullptr;
+  Node* tuple = nullptr;
   for (const auto& [value, held] : frame.env) {
-    (void)held;
-    const std::string written = writtenName(value);
-    const bool numbered = written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
-                          written.find_first_not_of("0123456789", name.size()) == std::string::npos &&
-                          assignedNames.count(written) == 0;
-    if (written != name && !numbered) continue;
-    const bool param = value->node()->kind() == c10::prim::Param;
-    if (!found || (found->node()->kind() == c10::prim::Param && !param) ||
-        (!param && found->node()->kind() != c10::prim::Param && value->node()->isAfter(found->node())))
-      found = value;
-  }
-  return found;
-}
-
-// Runs `rhs` with the evaluator; on anything it cannot run, the graph is as before.
-std::optional<Argument> runDead(TraceContext& cx, const py::Expr& rhs, SourceScope& scope, Frame& frame,
-                                const std::string& text) {
-  scope.meta.modulePath = frame.scope.path;
-  scope.meta.moduleType = pythonTypeName(frame.scope.module.type());
-  scope.meta.sourceText = text;
-  const GraphBuilder::Mark mark = cx.builder.mark();
-  auto value = evaluateSource(cx.builder, rhs, scope);
-  if (!value) cx.builder.rollBackTo(mark);
-  return value;
-}
-
-// The single-name assignments of `fn` at any depth, parsed once per trace.
-const FunctionStatements& statementsOf(TraceContext& cx, const jit::Function& fn) {
-  if (auto known = cx.statementsOf.find(&fn); known != cx.statementsOf.end()) return known->second;
-  FunctionStatements& statements = cx.statementsOf[&fn];
-  statements.source = cx.source.functionSource(fn);
-  if (statements.source.empty()) return statements;
-  try {
-    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(statements.source)));
-    const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
-    std::function<void(const torch::jit::List<torch::jit::Stmt>&, size_t)> collect = [&](const auto& list, size_t blockEnd) {
-      for (size_t i = 0; i < list.size(); ++i) {
-        const torch::jit::Stmt st = list[i];
-        const size_t stEnd = i + 1 < list.size() ? list[i + 1].range().start() : blockEnd;
-        if (st.kind() == torch::jit::TK_ASSIGN) {
-          const torch::jit::Assign assign(st);
-          if (assign.lhs_list().size() == 1 && assign.lhs().kind() == torch::jit::TK_VAR && assign.rhs().present()) {
-            AssignmentStatement a;
-            a.begin = st.range().start();
-            a.end = stEnd;
-            a.rhsBegin = assignedExpressionAt(statements.source, a.begin, a.end);
-            a.target = torch::jit::Var(assign.lhs()).name().name();
-            statements.names.insert(a.target);
-            if (a.rhsBegin != std::string::npos) statements.assignments.push_back(a);
-          }
-        } else if (st.kind() == torch::jit::TK_FOR) {
-          collect(torch::jit::For(st).body(), stEnd);
-        } else if (st.kind() == torch::jit::TK_WHILE) {
-          collect(torch::jit::While(st).body(), stEnd);
-        } else if (st.kind() == torch::jit::TK_IF) {
-          collect(torch::jit::If(st).trueBranch(), stEnd);
-          collect(torch::jit::If(st).falseBranch(), stEnd);
-        }
-      }
-    };
-    collect(def.statements(), statements.source.size());
-  } catch (const std::exception&) {
-    statements.assignments.clear();  // source TorchScript's parser does not take: nothing read from it
-  }
-  return statements;
-}
-
-void recordPartlyDead(TraceContext& cx, PartlyDeadStatement& statement, Frame& frame) {
-  const FunctionStatements& statements = statementsOf(cx, *frame.function);
-  SourceScope scope;
-  scope.computed = statement.computed;
-  // A name's value: the one of that name made last so far, unless the name's last assignment before
-  // the statement in the source is newer and makes no node (`h = v`, before the loop's first
-  // iteration): then v's, looked up the same way.
-  scope.name = [&](const std::string& written) -> std::optional<Argument> {
-    std::string name = written;
-    for (int hop = 0; hop < 16; ++hop) {
-      const jit::Value* value = latestValueNamed(name, statements.names, frame);
-      const AssignmentStatement* last = nullptr;
-      for (const AssignmentStatement& a : statements.assignments)
-        if (a.target == name && a.begin < statement.begin && (!last || a.begin > last->begin)) last = &a;
-      std::string from;
-      if (last) {
-        from = statements.source.substr(last->rhsBegin, last->end - last->rhsBegin);
-        while (!from.empty() && std::isspace(static_cast<unsigned char>(from.back()))) from.pop_back();
-        const bool identifier = !from.empty() && !std::isdigit(static_cast<unsigned char>(from[0])) &&
-                                std::all_of(from.begin(), from.end(), [](char c) {
-                                  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-                                });
-        if (!identifier) from.clear();
-      }
-      const auto madeAfterAlias = [&] {
-        if (value->node()->kind() == c10::prim::Param) return false;
-        const auto at = madeAt(cx, value->node());
-        return at && *at > last->begin;
-      };
-      if (value && (from.empty() || madeAfterAlias())) return heldArgument(cx, value, frame);
-      if (!value && from.empty() && last) {
-        // TorchScript kept no name for it (`v = torch.sort(x).values` is an output of aten::sort).
-        DeadRead probe;
-        probe.containerDefinition = {last->begin, last->end};
-        value = assignedValue(cx, probe, frame);
-        return value ? heldArgument(cx, value, frame) : std::nullopt;
-      }
-      if (from.empty()) return std::nullopt;
-      name = from;
+    const jit::Node* node = value->node();
+    // The tuple itself kept in the variable (`top = x.topk(2)`), not one field read right after the
+    // call (`v = x.sort().values`: its fields are read by name or not named at all).
+    const auto* field = held.pendingField.get();
+    if (!field || field->containerField || node->outputs().size() < 2 || !(field->perRead || field->field.empty()))
+      continue;
+    const auto start = madeAt(cx, node);
+    if (!start || *start < begin || *start >= end) continue;
+    // A statement run more than once (a loop TorchScript unrolled): the latest call is this run's.
+    if (!call || node->isAfter(call)) {
+      call = node;
+      tuple = held.pendingField->container;
     }
-    return std::nullopt;
-  };
-  runDead(cx, *statement.rhs, scope, frame,
-          statements.source.substr(statement.begin, statement.end - statement.begin));
+  }
+  if (!call || !tuple) return false;
+  const int64_t n = static_cast<int64_t>(call->outputs().size());
+  int64_t index = dead.index < 0 ? dead.index + n : dead.index;
+  if (!dead.field.empty()) {
+    const c10::FunctionSchema* schema = call->maybeSchema();
+    index = -1;
+    for (int64_t k = 0; schema && k < n && k < static_cast<int64_t>(schema->returns().size()); ++k)
+      if (schema->returns()[static_cast<size_t>(k)].name() == dead.field) index = k;
+  }
+  if (index < 0 || index >= n) return !dead.field.empty();  // not a field of it: nothing FX makes here
+  const jit::Value* item = call->outputs()[static_cast<size_t>(index)];
+  auto read = std::make_shared<PendingField>();
+  read->container = tuple;
+  read->index = index;
+  read->field = dead.field;
+  read->eager = EagerValueRef{cx.path, item};
+  if (dead.field.empty()) cx.builder.materializeField(read);
+  auto held = frame.env.find(item);
+  if (!dead.boundName.empty() && held != frame.env.end() && held->second.pendingField && !held->second.pendingField->node)
+    held->second.pendingField->boundNames[dead.boundName] = read;
+  return true;
 }
 
 }  // namespace
@@ -415,34 +467,11 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
   std::vector<DeadRead>& found = cx.deadReadsOf[&fn];
   const std::string source = cx.source.functionSource(fn);
   if (source.empty() || (!mayHoldDeadRead(source) && !mayHoldDeadStatement(cx, source, g))) return found;
+  const FunctionStatements& parsed = statementsOf(cx, fn);
+  if (!parsed.def) return found;  // source TorchScript's parser does not take: no dead statement is read from it
   try {
-    torch::jit::Parser parser(std::make_shared<torch::jit::Source>(parsableText(source)));
-    const torch::jit::Def def(parser.parseFunction(/*is_method=*/true));
-    const auto statements = def.statements();
-    // Where each name is assigned, at any depth (a loop's body too): TorchScript's value names are
-    // made unique on load (`h` assigned in an unrolled loop is `h0.1`, `h1.1`), so a value whose
-    // name is the written one and more digits is that name's only where such a statement made it.
-    auto assignmentsHeld = std::make_shared<Assignments>();
-    Assignments& assignments = *assignmentsHeld;
-    std::function<void(const torch::jit::List<torch::jit::Stmt>&)> collect = [&](const auto& list) {
-      for (size_t i = 0; i < list.size(); ++i) {
-        const torch::jit::Stmt st = list[i];
-        const size_t stEnd = i + 1 < list.size() ? list[i + 1].range().start() : st.range().end();
-        if (st.kind() == torch::jit::TK_ASSIGN || st.kind() == torch::jit::TK_AUG_ASSIGN) {
-          const torch::jit::Expr lhs = st.kind() == torch::jit::TK_ASSIGN ? torch::jit::Assign(st).lhs()
-                                                                          : torch::jit::AugAssign(st).lhs();
-          if (lhs.kind() == torch::jit::TK_VAR) assignments[torch::jit::Var(lhs).name().name()].push_back({st.range().start(), stEnd});
-        } else if (st.kind() == torch::jit::TK_FOR) {
-          collect(torch::jit::For(st).body());
-        } else if (st.kind() == torch::jit::TK_WHILE) {
-          collect(torch::jit::While(st).body());
-        } else if (st.kind() == torch::jit::TK_IF) {
-          collect(torch::jit::If(st).trueBranch());
-          collect(torch::jit::If(st).falseBranch());
-        }
-      }
-    };
-    collect(statements);
+    const auto statements = torch::jit::Def(parsed.def).statements();
+    const Assignments& assignments = *parsed.byName;
     std::map<std::string, std::pair<size_t, size_t>> assigned;  // each name's last assignment so far
     // `v = h` makes no node: TorchScript's value keeps the name `h`, which a read of `v` then looks up.
     std::map<std::string, std::string> aliasOf;
@@ -452,6 +481,27 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
     };
     for (size_t i = 0; i < statements.size(); ++i) {
       const torch::jit::Stmt stmt = statements[i];
+      if (stmt.kind() == torch::jit::TK_EXPR_STMT) {
+        // An expression alone that does something: run by the evaluator if it is dead. Its range
+        // may start inside it (an operator's is the operator's): the text starts at its line.
+        const int kind = torch::jit::ExprStmt(stmt).expr().kind();
+        size_t begin = source.rfind('\n', stmt.range().start());
+        begin = begin == std::string::npos ? 0 : begin + 1;
+        while (begin < source.size() && (source[begin] == ' ' || source[begin] == '\t')) ++begin;
+        const size_t end = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
+        if (kind != torch::jit::TK_VAR && kind != torch::jit::TK_CONST && kind != torch::jit::TK_STRINGLITERAL &&
+            kind != torch::jit::TK_NONE && kind != torch::jit::TK_DOTS && begin <= stmt.range().start() && begin < end) {
+          DeadRead dead;
+          dead.begin = begin;
+          dead.end = end;
+          dead.rhsText = source.substr(begin, end - begin);
+          dead.expressionStatement = true;
+          dead.aliases = aliasOf;
+          dead.assignments = parsed.byName;
+          found.push_back(std::move(dead));
+        }
+        continue;
+      }
       if (stmt.kind() != torch::jit::TK_ASSIGN) {
         // A loop or branch that assigns a name inside ends what was known of it (`h = v`, then
         // `for ...: h = layer(h)`: `h` is no longer `v`).
@@ -465,27 +515,58 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
         continue;
       }
       const torch::jit::Assign assign(stmt);
-      if (assign.lhs_list().size() != 1 || assign.lhs().kind() != torch::jit::TK_VAR || !assign.rhs().present())
-        continue;
       // The statement's text runs to the next statement (TorchScript's ranges of a subscript are
       // its bracket's, not the whole expression's).
       const size_t end = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
-      const auto read = readOfName(assign.rhs().get());
-      const std::string target = torch::jit::Var(assign.lhs()).name().name();
-      if (read && read->first != target) {
+      // A read `NAME[INT]`, `NAME.shape[INT]` or `NAME.FIELD` of `container`, assigned to `boundName`.
+      const auto addRead = [&](const std::string& container, int64_t index, const std::string& attribute,
+                               const std::string& field, const std::string& boundName) {
         DeadRead dead;
         dead.begin = stmt.range().start();
         dead.end = end;
-        dead.container = read->first;
-        dead.index = read->second.second;
-        dead.attribute = read->second.first;
-        dead.containerAlias = resolve(read->first);
+        dead.container = container;
+        dead.index = index;
+        dead.attribute = attribute;
+        dead.field = field;
+        dead.boundName = boundName;
+        dead.containerAlias = resolve(container);
         for (const std::string& name : {dead.container, dead.containerAlias})
           if (auto it = assignments.find(name); it != assignments.end())
             for (const auto& range : it->second) dead.assignedAt.push_back({name, range});
         if (auto it = assigned.find(dead.containerAlias); it != assigned.end()) dead.containerDefinition = it->second;
         found.push_back(dead);
+      };
+      if (assign.lhs_list().size() == 1 && assign.lhs().kind() == torch::jit::TK_TUPLE_LITERAL &&
+          assign.rhs().present() && assign.rhs().get().kind() == torch::jit::TK_TUPLE_LITERAL) {
+        // `w, i = top[0], top.indices`: each item is a statement of its own (Python evaluates
+        // them all before assigning any).
+        const auto targets = torch::jit::TupleLiteral(assign.lhs()).inputs();
+        const auto values = torch::jit::TupleLiteral(assign.rhs().get()).inputs();
+        for (size_t k = 0; k < targets.size() && targets.size() == values.size(); ++k) {
+          if (targets[k].kind() != torch::jit::TK_VAR) continue;
+          const std::string name = torch::jit::Var(targets[k]).name().name();
+          if (const auto read = readOfName(values[k]))
+            addRead(read->first, read->second.second, read->second.first, "", name);
+          else if (const auto field = fieldReadOfName(values[k]))
+            addRead(field->first, 0, "", field->second, name);
+        }
+      }
+      if (assign.lhs_list().size() != 1 || assign.lhs().kind() != torch::jit::TK_VAR || !assign.rhs().present()) {
+        // Names assigned by unpacking: what was known of them ends here.
+        for (const auto& [name, ranges] : assignments)
+          if (std::any_of(ranges.begin(), ranges.end(), [&](const auto& r) { return r.first == stmt.range().start(); })) {
+            aliasOf.erase(name);
+            assigned.erase(name);
+          }
+        continue;
+      }
+      const auto read = readOfName(assign.rhs().get());
+      const std::string target = torch::jit::Var(assign.lhs()).name().name();
+      if (read && read->first != target) {
+        addRead(read->first, read->second.second, read->second.first, "", target);
       } else if (!read) {
+        if (const auto field = fieldReadOfName(assign.rhs().get()); field && field->first != target)
+          addRead(field->first, 0, "", field->second, target);
         // Any other expression that does something: run by the evaluator if it is dead.
         const size_t rhsBegin = assignedExpressionAt(source, stmt.range().start(), end);
         const int kind = assign.rhs().get().kind();
@@ -498,7 +579,7 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
           dead.rhsText = source.substr(rhsBegin, end - rhsBegin);
           dead.target = target;
           dead.aliases = aliasOf;
-          dead.assignments = assignmentsHeld;
+          dead.assignments = parsed.byName;
           found.push_back(std::move(dead));
         }
       }
@@ -517,7 +598,7 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
         assigned[target] = {stmt.range().start(), end};
     }
   } catch (const std::exception&) {
-    return found;  // source TorchScript's parser does not take: no dead statement is read from it
+    return found;  // a tree view that does not hold what its kind says: nothing more read from it
   }
   if (found.empty()) return found;
   // A statement some node comes from is alive (constants are shared and hoisted: not counted).
@@ -527,7 +608,7 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
   // (what such functions implement) may be its one, and is kept; so is one whose name such a node's
   // value has.
   const auto mayBeBuiltin = [&](const DeadRead& d) {
-    if (d.target.empty()) return false;  // a read: TorchScript's select or size, never a builtin's
+    if (d.target.empty() && !d.expressionStatement) return false;  // a read: TorchScript's select or size, never a builtin's
     const py::ExprPtr rhs = cx.source.parsed(d.rhsText);
     if (!rhs) return true;
     std::function<bool(const py::Expr&)> hasOperator = [&](const py::Expr& e) {
@@ -613,7 +694,7 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
   while (!frame.deadReads.empty() && frame.deadReads.front().begin < before) {
     const DeadRead dead = frame.deadReads.front();
     frame.deadReads.erase(frame.deadReads.begin());
-    if (!dead.target.empty()) {
+    if (!dead.target.empty() || dead.expressionStatement) {
       const py::ExprPtr rhs = cx.source.parsed(dead.rhsText);
       std::optional<Argument> value;
       if (rhs) {
@@ -621,7 +702,7 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
         scope.name = [&](const std::string& name) { return valueBefore(cx, dead, name, frame); };
         value = runDead(cx, *rhs, scope, frame, dead.rhsText.substr(0, rhs->end));
       }
-      frame.deadBound[dead.target] = {dead.begin, value};
+      if (!dead.target.empty()) frame.deadBound[dead.target] = {dead.begin, value};
       continue;
     }
     // The container: the value of that name defined last before the statement; else of the name
@@ -629,6 +710,8 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
     const jit::Value* containerValue = lastValueNamed(cx, dead, dead.container, frame);
     if (!containerValue && dead.containerAlias != dead.container)
       containerValue = lastValueNamed(cx, dead, dead.containerAlias, frame);
+    if (!containerValue && recordStoredItemRead(cx, dead, frame)) continue;
+    if (!dead.field.empty()) continue;  // FX's Attribute of a Proxy: made where it is used
     if (!containerValue) containerValue = assignedValue(cx, dead, frame);
     if (!containerValue) continue;
     // A field not yet in the graph (`v = x.sort(-1).values`) is a Proxy FX already holds: made now.
@@ -647,50 +730,6 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
     Node* item = cx.builder.getItem(object, dead.index);
     item->meta().modulePath = frame.scope.path;
     item->meta().moduleType = pythonTypeName(frame.scope.module.type());
-  }
-}
-
-}  // namespace tdfx::trace
-
-namespace tdfx::trace {
-
-void notePartlyDeadStatements(TraceContext& cx, jit::graph_node_list_iterator first, jit::graph_node_list_iterator last,
-                              Frame& frame) {
-  if (!frame.function) return;
-  for (auto it = first; it != last; ++it) {
-    jit::Node* node = *it;
-    if (node->outputs().size() != 1 || node->output()->hasUses() || node->kind() == c10::prim::Constant) continue;
-    const auto loc = cx.source.userSource(node);
-    if (!loc || !loc->builtinDef.empty()) continue;
-    const FunctionStatements& statements = statementsOf(cx, *frame.function);
-    // The innermost assignment around the node (assignments are listed outer first).
-    const AssignmentStatement* around = nullptr;
-    for (const AssignmentStatement& a : statements.assignments)
-      if (loc->start >= a.rhsBegin && loc->start < a.end) around = &a;
-    if (!around) continue;
-    const auto found = frame.env.find(node->output());
-    if (found == frame.env.end() || !found->second.arg.isNode()) continue;
-    PartlyDeadStatement* statement = nullptr;
-    for (auto& p : frame.partlyDead)
-      if (p.begin == around->begin) statement = &p;
-    if (!statement) {
-      const std::string text = statements.source.substr(around->rhsBegin, around->end - around->rhsBegin);
-      const py::ExprPtr rhs = cx.source.parsed(text);
-      if (!rhs) continue;
-      statement = &frame.partlyDead.emplace_back();
-      statement->begin = around->begin;
-      statement->end = around->end;
-      statement->rhsBegin = around->rhsBegin;
-      statement->target = around->target;
-      statement->rhs = rhs;
-    }
-    // The call the node is: a part of the expression, not all of it (then nothing was removed).
-    const py::Expr* call = callStartingAt(*statement->rhs, loc->start - around->rhsBegin);
-    if (!call || call == statement->rhs.get()) {
-      if (statement->computed.empty()) frame.partlyDead.pop_back();
-      continue;
-    }
-    statement->computed[call] = found->second.arg;
   }
 }
 

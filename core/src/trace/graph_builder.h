@@ -37,6 +37,11 @@ struct PendingField {
   std::shared_ptr<const NodeMeta> meta;
   /// The value of the model's code the field stands for, given to its node when it is made.
   std::optional<EagerValueRef> eager;
+  /// This item read and assigned to names (`w = top[0]`, `i = top.indices`; TorchScript has no node
+  /// for either): what an operation reading the name uses. FX made the getitem where the statement
+  /// stands; the Attribute is made at its first use. Reads written as `top[0]` or `top.values`
+  /// still get nodes of their own.
+  std::map<std::string, std::shared_ptr<PendingField>> boundNames;
 };
 
 class GraphBuilder {

@@ -91,7 +91,7 @@ SymValue SymValue::ofPendingTensor(const at::Tensor& t, std::string target) {
 SymValue SymValue::ofPendingField(Node* container, int64_t index, std::string field) {
   SymValue s;
   s.arg = Argument("<field " + field + ">");
-  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false, nullptr, std::nullopt});
+  s.pendingField = std::make_shared<PendingField>(PendingField{container, std::move(field), index, nullptr, 0, nullptr, false, nullptr, std::nullopt, {}});
   s.input.kind = ValueParts::Kind::PendingField;
   s.input.field = s.pendingField;
   return s;

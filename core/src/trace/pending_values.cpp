@@ -116,6 +116,30 @@ bool buildsListForFolds(jit::Node* node, const Frame& frame) {
 }
 }  // namespace
 
+namespace {
+// The node an operation uses for an item read and assigned to names (PendingField::boundNames):
+// the read of the name it applies itself to; else, written as a read of the item itself
+// (`top[0]`, `top.indices`), a node of its own; else the one name's, when there is one. Null:
+// none of these, the value is made as any pending field.
+Node* boundNameRead(TraceContext& cx, jit::Node* node, const SymValue& held) {
+  const auto& field = *held.pendingField;
+  const py::ExprPtr written = cx.source.writtenExpression(node).second;
+  if (written)
+    for (const auto& [name, read] : field.boundNames)
+      if (py::operandIsName(*written, name)) return cx.builder.materializeField(read);
+  const bool byName = written && !field.field.empty() && py::operandReadsField(*written, field.field);
+  const bool byIndex = written && !byName && py::operandReadsItem(*written, field.index);
+  if (byName || byIndex) {
+    auto read = std::make_shared<PendingField>(field);
+    read->boundNames.clear();
+    if (byIndex) read->field.clear();
+    return cx.builder.materializeField(read);
+  }
+  if (field.boundNames.size() == 1) return cx.builder.materializeField(field.boundNames.begin()->second);
+  return nullptr;
+}
+}  // namespace
+
 void materializeInputs(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (node->kind() == c10::prim::Constant || node->kind() == c10::prim::GetAttr || foldable(node, frame) ||
       buildsListForFolds(node, frame))
@@ -130,6 +154,16 @@ void materializeInputs(TraceContext& cx, jit::Node* node, Frame& frame) {
   for (const jit::Value* in : node->inputs()) {
     auto it = frame.env.find(in);
     if (it != frame.env.end() && containerOperation && it->second.pendingField) continue;
+    if (it != frame.env.end() && it->second.pendingField && !it->second.pendingField->node &&
+        !it->second.pendingField->boundNames.empty()) {
+      if (Node* made = boundNameRead(cx, node, it->second)) {
+        // The value stays pending for reads through another name (restorePendingTensors).
+        if (!made->meta().eagerValue) made->meta().eagerValue = EagerValueRef{cx.path, in};
+        frame.materialized.push_back({in, it->second, made, made->index()});
+        it->second = SymValue::ofNode(made);
+        continue;
+      }
+    }
     if (it != frame.env.end() && !containerOperation && it->second.arg.items() &&
         (it->second.input.kind == ValueParts::Kind::List || it->second.input.kind == ValueParts::Kind::Tuple)) {
       if (materializeParts(cx, it->second.input, it->second.arg)) shareListChange(cx, it->second);

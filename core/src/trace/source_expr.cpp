@@ -617,4 +617,10 @@ bool operandReadsItem(const Expr& e, int64_t index) {
   });
 }
 
+bool operandIsName(const Expr& e, const std::string& name) {
+  return anyOperand(e, [&](const ExprPtr& operand) {
+    return operand && operand->kind == Expr::Kind::Name && operand->text == name;
+  });
+}
+
 }  // namespace tdfx::trace::py

@@ -71,6 +71,8 @@ std::string attributeReadOf(const ExprPtr& root, const Expr* inner);
 bool operandReadsField(const Expr& e, const std::string& field);
 /// Whether one of those operands is the read `NAME[index]` of a variable, the index an int literal.
 bool operandReadsItem(const Expr& e, int64_t index);
+/// Whether one of those operands is the variable `name` itself.
+bool operandIsName(const Expr& e, const std::string& name);
 
 /// `a.b.c` as a dotted name, or nullopt when the expression is not a chain of names.
 std::optional<std::string> dottedName(const Expr& e);

@@ -10,6 +10,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <torch/csrc/jit/frontend/tree.h>
+
 #include "module_tracer.h"
 
 namespace tdfx::trace {
@@ -26,6 +28,11 @@ struct DeadRead {
   std::string container;
   int64_t index = 0;
   std::string attribute;  ///< "shape" for `x.shape[1]`; empty for `x[1]`
+  /// `i = top.indices`: a field read by name, without an index (only a tuple TorchScript keeps as
+  /// its call's outputs is looked at: of a Proxy, FX's Attribute makes no node where it stands).
+  std::string field;
+  /// The name the read is assigned to (`w` of `w = top[0]`); empty when not one name.
+  std::string boundName;
   /// The name the container was last assigned from (`v = h`: "h"), or the container's own.
   std::string containerAlias;
   /// The text [begin, end) of the last statement before it that assigns that name
@@ -36,6 +43,8 @@ struct DeadRead {
   /// Not a read: the assigned expression, its offset in the source, and the name it is assigned to.
   std::string rhsText;  ///< from the expression's start to the next statement
   std::string target;
+  /// An expression alone as a statement (`x.sum()`): run like an assignment, its value bound to no name.
+  bool expressionStatement = false;
   /// The names assigned from another (`v = h`: v -> h) where the statement stands.
   std::map<std::string, std::string> aliases;
   std::shared_ptr<const Assignments> assignments;
@@ -51,15 +60,20 @@ struct PartlyDeadStatement {
   std::map<const py::Expr*, Argument> computed;  ///< the kept calls' values
 };
 
-/// A function's single-name assignments at any depth, parsed once per trace (for
-/// PartlyDeadStatement).
+/// A function's source parsed once per trace by TorchScript's parser (dead_statements.cpp's
+/// statementsOf), with what the dead-statement rules read of it.
 struct AssignmentStatement {
   size_t begin = 0, end = 0, rhsBegin = 0;
   std::string target;
 };
 struct FunctionStatements {
   std::string source;
+  /// The parsed `def` (a torch::jit::Def); null when the source is empty or not parsed.
+  torch::jit::TreeRef def;
+  /// Single-name assignments `NAME = EXPR` at any depth, outer first.
   std::vector<AssignmentStatement> assignments;
+  /// Where each name is assigned or augmented (`NAME += ...`), at any depth.
+  std::shared_ptr<const Assignments> byName = std::make_shared<const Assignments>();
   std::unordered_set<std::string> names;  ///< every name assigned
 };
 

@@ -168,6 +168,8 @@ TORCH = [
     ("permute", "torch.permute(x, (1, 0))"), ("reshape", "torch.reshape(x, (-1,))"), ("neg", "torch.neg(x)"),
     ("special_erf", "torch.special.erf(x)"), ("linalg_norm", "torch.linalg.norm(x)"), ("fft_fft", "torch.fft.fft(x)"),
     ("tensor_const", "x * torch.tensor(2.0)"), ("sigmoid_of_sum", "torch.sigmoid(x + y)"),
+    # A quantized dtype as an argument (hostile round five, 11: `unknown dtype "QInt8"` at the open).
+    ("quantize_per_tensor", "torch.quantize_per_tensor(x, 0.1, 10, torch.qint8).dequantize()"),
 ]
 
 # --- Constants, returns, signatures, training branches, modules: whole forwards ----------------------

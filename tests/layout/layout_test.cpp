@@ -245,7 +245,8 @@ TEST(Layout, EdgeLabelsAreDrawnInTheNodeFont) {
 TEST_F(LayoutExport, HostileNamesAreEscaped) {
   ViewGraph view;
   view.name = "we\"ird {graph}";
-  for (const char* id : {"a\"b", "c\\d", "{e|f}", "<g>", "h\ni", "ünï"}) {
+  // A key holding ESC or another control character (hostile round five, 14): XML 1.0 has none.
+  for (const char* id : {"a\"b", "c\\d", "{e|f}", "<g>", "h\ni", "ünï", "esc\x1b[31mred", "bell\x07\x01"}) {
     ViewNode n;
     n.id = id;
     n.lines = {std::string("label ") + id, "x & y < z"};
@@ -264,6 +265,7 @@ TEST_F(LayoutExport, HostileNamesAreEscaped) {
   EXPECT_EQ(run("dot -Tdot -o " + path("again.dot") + " " + path("h.dot")), 0) << readFile(path("h.dot"));
   exportView(view, path("h.svg"));
   EXPECT_EQ(run("xmllint --noout " + path("h.svg")), 0) << readFile(path("h.svg"));
+  EXPECT_NE(readFile(path("h.svg")).find("esc\u241b[31mred"), std::string::npos);  // drawn as its control picture
   EXPECT_TRUE(geometryIsSane(view, layoutView(view)));
 }
 

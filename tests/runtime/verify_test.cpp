@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tdfx/error.h"
+#include "tdfx/util/dtype.h"
 #include "test_support.h"
 
 namespace tdfx {
@@ -151,6 +152,21 @@ TEST(Verify, WrongInputShapesAreAClearError) {
     EXPECT_NE(std::string(e.what()).find("the eager module failed on these inputs"), std::string::npos) << e.what();
   }
   EXPECT_THROW(verificationInputs(model, {parseInputSpec("input.x=7x100")}, 0), Error);  // batch size 32
+}
+
+TEST(Verify, AQuantizedInputDtypeIsNamedAndNotDrawn) {
+  // Quantized dtypes are read (a call's argument, `torch.qint8`), but no input is drawn in one.
+  try {
+    parseInputSpec("x=2x3:qint8");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--input \"x=2x3:qint8\": a quantized input is not drawn; give its tensor "
+                                         "with --input-values"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(parseDtype("quint8"), c10::kQUInt8);
+  EXPECT_EQ(dtypeRepr(c10::kQInt8), "torch.qint8");
 }
 
 // plain.pt verified on `rows` rows of NaN input: NaN in the same places in both passes.

@@ -114,6 +114,28 @@ TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
   EXPECT_FALSE(worker.alive());
 }
 
+TEST(ModelWorker, AnEndlessRunWhoseWeightsAreStillUnreadEndsAtItsOwnLimit) {
+  // Hostile round five, 17: the first request after an open reads the weights the open left; that
+  // read had the open's limit added to the request's (verify's 60 s became 180 s).
+  WorkerLimits limits;
+  limits.requestSeconds = 1;
+  limits.openSeconds = 30;
+  ModelWorker worker(limits);
+  worker.open(fixture("endless_weighted.pt"));
+  ASSERT_TRUE(worker.weightsPending());
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    worker.verify({}, 0, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("verify did not finish within 1 s (the time limit; --timeout)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_FALSE(worker.weightsPending());
+}
+
 TEST(ModelWorker, APreparedWorkerServesTheNextOpen) {
   ModelWorker worker;
   EXPECT_FALSE(worker.prepared());

@@ -49,6 +49,28 @@ std::string cgraphText(const std::string& s) {
   return out;
 }
 
+// XML 1.0 has no control characters but tab, newline and carriage return, and Graphviz's SVG
+// writes a label's bytes as they are: a key holding ESC made the whole picture unreadable. Each
+// is drawn as its Unicode control picture (ESC as U+241B).
+std::string xmlControlPictures(std::string svg) {
+  const auto invalid = [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 && c != '\t' && c != '\n' && c != '\r';
+  };
+  if (std::none_of(svg.begin(), svg.end(), invalid)) return svg;
+  std::string out;
+  out.reserve(svg.size() + 16);
+  for (char c : svg) {
+    if (!invalid(c)) {
+      out += c;
+      continue;
+    }
+    out += "\xE2\x90";
+    out += static_cast<char>(0x80 + static_cast<unsigned char>(c));
+  }
+  return out;
+}
+
 void set(void* obj, const char* name, const std::string& value) {
   const std::string text = cgraphText(value);
   agsafeset(obj, cstr(name), cstr(text.c_str()), cstr(""));
@@ -338,7 +360,7 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
   if (rc != 0 || bytes.empty())
     throw Error(std::string("Graphviz cannot render ") + renderer +
                 " (is the cairo plugin, Debian's libgvplugin-pango / graphviz package, installed?)");
-  return format == ExportFormat::Svg ? raiseFrameTitles(bytes) : bytes;
+  return format == ExportFormat::Svg ? raiseFrameTitles(xmlControlPictures(std::move(bytes))) : bytes;
 }
 
 void exportView(const ViewGraph& view, const std::string& path) {

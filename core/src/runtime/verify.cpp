@@ -253,6 +253,9 @@ InputSpec parseInputSpec(const std::string& text) {
   std::string shape = text.substr(eq + 1);
   if (const size_t colon = shape.find(':'); colon != std::string::npos) {
     spec.dtype = parseDtype(shape.substr(colon + 1));
+    if (c10::isQIntType(spec.dtype))
+      throw Error("--input \"" + text + "\": a quantized input is not drawn; give its tensor with --input-values "
+                  "FILE, or draw it as float32 and quantize it in forward");
     shape = shape.substr(0, colon);
   }
   if (shape.empty() || shape == "scalar") return spec;

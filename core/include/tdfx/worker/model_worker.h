@@ -106,6 +106,8 @@ class ModelWorker {
   void resetCancel() { process_.resetCancel(); }
   /// Whether a worker process is running.
   bool alive() const { return process_.alive(); }
+  /// Whether the open left the model's weights for the next request to read (deferred weights).
+  bool weightsPending() const { return weightsPending_; }
   /// Whether the worker, idle between requests, still answers (WorkerProcess::idleAndConnected).
   bool idleAndConnected() { return process_.idleAndConnected(); }
   pid_t pid() const { return process_.pid(); }

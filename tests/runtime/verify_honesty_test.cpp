@@ -46,6 +46,15 @@ const char* const kFixtures[] = {"adds_to_input.pt", "returns_changed_input.pt",
                                  "batchnorm_training.pt", "neg_view.pt", "conj_view.pt",
                                  "draws_random.pt", "structured_outputs.pt", "dict_output.pt", "promoted.pt"};
 
+TEST(VerifyHonesty, ASparseOutputIsComparedByItsValues) {
+  // Hostile round five, 12: a sparse output failed in the fingerprint ("Cannot access data pointer
+  // of Tensor that doesn't have storage"), naming no node and no key.
+  const Loaded l = load("sparse_output.pt");
+  const VerifyReport report = verifyLoaded(l, "sparse_output.pt");
+  EXPECT_TRUE(report.passed()) << formatReport(report);
+  EXPECT_EQ(report.verdict(), Verdict::Passed) << formatReport(report);
+}
+
 TEST(VerifyHonesty, EveryFixturePassesBitwiseWithEveryNodeCompared) {
   for (const char* name : kFixtures) {
     const Loaded l = load(name);

@@ -228,6 +228,18 @@ TEST(TraceCases, OneOutputModuleReturnsTheTensorItself) {
 namespace tdfx {
 namespace {
 
+TEST(ControlFlow, ABranchOnTheGradModeIsNamedAsSuch) {
+  // Hostile round five, 12: such a branch was refused as depending on "tensor data".
+  const GraphModule gm = traceFixture("grad_mode_gate.pt");
+  const Node* gate = gm.graph().findNode("gate");
+  ASSERT_NE(gate, nullptr);
+  EXPECT_EQ(gate->op(), OpKind::CallModule);
+  EXPECT_NE(gate->meta().leafReason.find("the condition of this if depends on torch.is_grad_enabled(), the grad "
+                                         "mode the model runs in"),
+            std::string::npos)
+      << gate->meta().leafReason;
+}
+
 TEST(ControlFlow, FoldsUnrollsAssertsAndKeepsDataDependentModulesWhole) {
   const GraphModule gm = traceFixture("control_flow.pt");
   const std::string& code = gm.code().text;

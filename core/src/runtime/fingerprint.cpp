@@ -105,8 +105,13 @@ void feed(const at::Tensor& t, StreamHash& hash) {
 uint64_t tensorHash(const at::Tensor& tensor, uint64_t key) {
   // A neg or conj view keeps its raw bytes and a bit that says how to read them: resolved here, so
   // that the values are hashed (a copy only for such a view).
-  const at::Tensor t = tensor.is_conj() || tensor.is_neg() ? tensor.resolve_conj().resolve_neg() : tensor;
+  // A sparse (or other non-strided) tensor has no data pointer of its own: its values are hashed
+  // dense, and its layout beside them.
+  const bool strided = tensor.layout() == at::kStrided;
+  const at::Tensor values = strided ? tensor : tensor.to_dense();
+  const at::Tensor t = values.is_conj() || values.is_neg() ? values.resolve_conj().resolve_neg() : values;
   uint64_t h = mix(key ^ static_cast<uint64_t>(t.scalar_type()));
+  if (!strided) h = mix(h ^ (static_cast<uint64_t>(tensor.layout()) << 24));
   for (const int64_t d : t.sizes()) h = mix(h ^ static_cast<uint64_t>(d));
   // A quantized tensor's bytes are its integers: what they stand for is in its scheme, scale(s),
   // zero point(s) and axis, hashed too, so that a difference there shows at the node it starts.

@@ -15,10 +15,14 @@ namespace {
 
 // The values a tensor stands for, in memory: a neg or conj view keeps its raw bytes and a bit that
 // says how to read them, so the bits are resolved before bytes are compared.
-at::Tensor materialized(const at::Tensor& t) { return t.resolve_conj().resolve_neg().contiguous(); }
+// A sparse (or other non-strided) tensor stands for its dense values.
+at::Tensor materialized(const at::Tensor& t) {
+  const at::Tensor dense = t.layout() == at::kStrided ? t : t.to_dense();
+  return dense.resolve_conj().resolve_neg().contiguous();
+}
 
 bool bitwiseEqual(const at::Tensor& a, const at::Tensor& b) {
-  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type() || a.layout() != b.layout()) return false;
   const at::Tensor ca = materialized(a), cb = materialized(b);
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.numel() * ca.element_size()) == 0;
 }
@@ -60,8 +64,17 @@ std::string quantizationDifference(const at::Tensor& a, const at::Tensor& b) {
 
 KeyComparison compareKey(const NestedKey& key, const at::Tensor& eager, const at::Tensor& traced,
                          const VerifyOptions& options) {
+  // A sparse output is compared by its dense values, once both sides have the same layout.
+  if (eager.layout() == traced.layout() && eager.layout() != at::kStrided)
+    return compareKey(key, eager.to_dense(), traced.to_dense(), options);
   KeyComparison c;
   c.key = key;
+  if (eager.layout() != traced.layout()) {
+    std::ostringstream layouts;
+    layouts << "layouts differ (" << eager.layout() << " vs " << traced.layout() << ")";
+    c.problem = layouts.str();
+    return c;
+  }
   c.eagerShape = eager.sizes().vec();
   c.tracedShape = traced.sizes().vec();
   c.eagerDtype = dtypeToString(eager.scalar_type());

@@ -76,6 +76,27 @@ bool refuseRaise(TraceContext& cx, jit::Node* node, Frame& frame) {
   fail(cx, node, frame, "this code path always raises an exception for the module's configuration");
 }
 
+namespace {
+// Whether a condition is computed from torch.is_grad_enabled() (through not, and, or).
+bool readsGradMode(const jit::Value* condition, int depth = 0) {
+  static const c10::Symbol kIsGradEnabled = c10::Symbol::fromQualString("aten::is_grad_enabled");
+  const jit::Node* made = condition->node();
+  if (made->kind() == kIsGradEnabled) return true;
+  const std::string name = made->kind().toUnqualString();
+  // `a and b` compiles to a prim::If whose outputs carry the operands.
+  if (depth > 8 || (name != "__not__" && name != "__and__" && name != "__or__" && made->kind() != c10::prim::If))
+    return false;
+  if (made->kind() == c10::prim::If) {
+    for (const jit::Block* block : made->blocks())
+      for (const jit::Value* out : block->outputs())
+        if (readsGradMode(out, depth + 1)) return true;
+  }
+  for (const jit::Value* in : made->inputs())
+    if (readsGradMode(in, depth + 1)) return true;
+  return false;
+}
+}  // namespace
+
 void convertIf(TraceContext& cx, jit::Node* node, Frame& frame) {
   const SymValue& cond = frame.get(node->input(0));
   if (cond.constant && cond.constant->isBool()) {
@@ -111,7 +132,12 @@ void convertIf(TraceContext& cx, jit::Node* node, Frame& frame) {
     describeSource(cx, node, frame, check->meta());
     return;
   }
-  failDataDependent(cx, node, frame, "the condition of this if depends on tensor data");
+  failDataDependent(cx, node, frame,
+                    readsGradMode(node->input(0))
+                        ? "the condition of this if depends on torch.is_grad_enabled(), the grad mode the model "
+                          "runs in, which is not known while tracing (torch.fx takes the branch of the mode it "
+                          "traces in; tdfx refuses rather than fix one)"
+                        : "the condition of this if depends on tensor data");
 }
 
 void convertLoop(TraceContext& cx, jit::Node* node, Frame& frame) {

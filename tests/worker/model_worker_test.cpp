@@ -96,11 +96,9 @@ TEST(ModelWorker, ErrorsKeepTheirTypeAndTheWorkerStaysUsable) {
   EXPECT_TRUE(worker.verify({}, 0, {}).report.passed());
 }
 
-TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
-  WorkerLimits limits;
-  limits.requestSeconds = 1;
-  ModelWorker worker(limits);
-  worker.open(fixture("endless.pt"));
+// A verify of an endless forward on a worker whose request limit is 1 s: it ends with that limit
+// named, well before 10 s.
+void expectVerifyEndsAtOneSecond(ModelWorker& worker) {
   const auto start = std::chrono::steady_clock::now();
   try {
     worker.verify({}, 0, {});
@@ -111,6 +109,14 @@ TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
         << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(ModelWorker, AnEndlessRunEndsAtTheTimeLimit) {
+  WorkerLimits limits;
+  limits.requestSeconds = 1;
+  ModelWorker worker(limits);
+  worker.open(fixture("endless.pt"));
+  expectVerifyEndsAtOneSecond(worker);
   EXPECT_FALSE(worker.alive());
 }
 
@@ -123,16 +129,7 @@ TEST(ModelWorker, AnEndlessRunWhoseWeightsAreStillUnreadEndsAtItsOwnLimit) {
   ModelWorker worker(limits);
   worker.open(fixture("endless_weighted.pt"));
   ASSERT_TRUE(worker.weightsPending());
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    worker.verify({}, 0, {});
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("verify did not finish within 1 s (the time limit; --timeout)"),
-              std::string::npos)
-        << e.what();
-  }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  expectVerifyEndsAtOneSecond(worker);
   EXPECT_FALSE(worker.weightsPending());
 }
 

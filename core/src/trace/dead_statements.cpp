@@ -19,7 +19,9 @@
 //     h = x + 1          <- FX: `add = x + 1`, 0 users
 //     c = x.shape[0]
 //
-// Statements TorchScript removed only in part, around a call it kept, are kept_call_statements.cpp's.
+// This file finds them (deadReads); dead_statement_recording.cpp records them as the code is
+// converted. Statements TorchScript removed only in part, around a call it kept, are
+// kept_call_statements.cpp's.
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -188,17 +190,6 @@ std::optional<std::pair<std::string, std::pair<std::string, int64_t>>> readOfNam
   return std::nullopt;
 }
 
-
-
-
-
-
-
-
-
-
-}  // namespace
-
 // `top.indices`: a field read by name of a variable, or nullopt.
 std::optional<std::pair<std::string, std::string>> fieldReadOfName(const jit::Expr& e) {
   if (e.kind() != '.') return std::nullopt;
@@ -206,6 +197,8 @@ std::optional<std::pair<std::string, std::string>> fieldReadOfName(const jit::Ex
   if (select.value().kind() != jit::TK_VAR) return std::nullopt;
   return std::make_pair(jit::Var(select.value()).name().name(), select.selector().name());
 }
+
+}  // namespace
 
 // Where in the user's source a node was made: its own range, or for a node TorchScript made without
 // one (`v = self.gru(x)[0]` indexes the call's tuple with a prim::TupleIndex that has no range)
@@ -238,53 +231,6 @@ std::string writtenName(const jit::Value* v) {
 bool isNumberedFrom(const std::string& written, const std::string& name) {
   return written.size() > name.size() && written.compare(0, name.size(), name) == 0 &&
          written.find_first_not_of("0123456789", name.size()) == std::string::npos;
-}
-
-// The value the statement `NAME = ...` that defines a dead read's container assigned, when
-// TorchScript kept no name for it (`v = torch.sort(x).values` is an output of aten::sort, not
-// named `v`): the one value made in that statement's text that code after it reads.
-const jit::Value* assignedValue(TraceContext& cx, const DeadRead& dead, const Frame& frame) {
-  const auto [begin, end] = dead.containerDefinition;
-  if (begin == end) return nullptr;
-  const auto inStatement = [&, begin = begin, end = end](const jit::Node* node) {
-    const auto start = madeAt(cx, node);
-    return start && *start >= begin && *start < end;
-  };
-  const jit::Value* found = nullptr;
-  for (const auto& [value, held] : frame.env) {
-    (void)held;
-    // Constants are shared between statements (`-1` here and in a later `x.shape[-1]`): not it.
-    const c10::Symbol kind = value->node()->kind();
-    if (kind == c10::prim::Param || kind == c10::prim::Constant || !inStatement(value->node())) continue;
-    const auto& uses = value->uses();
-    if (std::none_of(uses.begin(), uses.end(), [&](const jit::Use& use) { return !inStatement(use.user); })) continue;
-    if (found) return nullptr;  // more than one: not known which
-    found = value;
-  }
-  return found;
-}
-
-// What a value TorchScript kept holds for the evaluator: a node (a Proxy) or a constant; nullopt
-// for a module, a pending tensor, or a value not known.
-std::optional<Argument> heldArgument(TraceContext& cx, const jit::Value* value, Frame& frame) {
-  if (Node* field = materializePendingField(cx, value, frame)) return Argument(field);  // FX's Attribute, used here
-  const SymValue& held = frame.env.at(value);
-  if (held.kind != SymValue::Kind::Value || held.pendingTensor || held.pendingField) return std::nullopt;
-  if (held.arg.isNode() && held.input.kind == ValueParts::Kind::NodeValue) return held.arg;
-  if (const auto known = knownValue(held)) return argumentFromIValue(*known);
-  return std::nullopt;
-}
-
-// Runs `rhs` with the evaluator; on anything it cannot run, the graph is as before.
-std::optional<Argument> runDead(TraceContext& cx, const py::Expr& rhs, SourceScope& scope, Frame& frame,
-                                const std::string& text) {
-  scope.meta.modulePath = frame.scope.path;
-  scope.meta.moduleType = pythonTypeName(frame.scope.module.type());
-  scope.meta.sourceText = text;
-  const GraphBuilder::Mark mark = cx.builder.mark();
-  auto value = evaluateSource(cx.builder, rhs, scope);
-  if (!value) cx.builder.rollBackTo(mark);
-  return value;
 }
 
 // `fn`'s source parsed, and its assignments at any depth, once per trace. TorchScript's value names
@@ -349,119 +295,6 @@ const FunctionStatements& statementsOf(TraceContext& cx, const jit::Function& fn
   return statements;
 }
 
-namespace {
-
-// The value named `name` (as written: "spx" for "spx.1", or numbered where a statement assigning
-// `name` made it) defined last before the dead read.
-const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const std::string& name, const Frame& frame) {
-  const jit::Value* found = nullptr;
-  size_t definedAt = 0;
-  for (const auto& [value, held] : frame.env) {
-    (void)held;
-    const std::string written = writtenName(value);
-    const bool numbered = isNumberedFrom(written, name);
-    if (written != name && !numbered) continue;
-    size_t at = 0;
-    if (value->node()->kind() != c10::prim::Param) {
-      const auto start = madeAt(cx, value->node());
-      if (!start || *start >= dead.begin) continue;
-      if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
-            return a.first == name && *start >= a.second.first && *start < a.second.second;
-          }))
-        continue;
-      at = *start + 1;
-    } else if (numbered) {
-      continue;
-    }
-    // Values of one statement run more than once (a loop unrolled over a ModuleList) share its
-    // location: the last in the graph is the one defined last.
-    if (!found || at > definedAt || (at == definedAt && value->node()->isAfter(found->node()))) {
-      found = value;
-      definedAt = at;
-    }
-  }
-  return found;
-}
-
-// The value `name` holds where the dead statement stands: the one an earlier dead statement
-// assigned it, else the value TorchScript kept of that name (or of the name it was assigned from).
-std::optional<Argument> valueBefore(TraceContext& cx, const DeadRead& dead, const std::string& name, Frame& frame) {
-  size_t lastAssigned = std::string::npos;
-  std::pair<size_t, size_t> definition{0, 0};  // the text of the last statement assigning the name (or its alias)
-  DeadRead probe;
-  probe.begin = dead.begin;
-  const auto alias = dead.aliases.find(name);
-  const std::string from = alias == dead.aliases.end() ? name : alias->second;
-  if (dead.assignments)
-    for (const std::string& n : {name, from})
-      if (auto it = dead.assignments->find(n); it != dead.assignments->end())
-        for (const auto& range : it->second) {
-          probe.assignedAt.push_back({n, range});
-          if (n == name && range.first < dead.begin && (lastAssigned == std::string::npos || range.first > lastAssigned))
-            lastAssigned = range.first;
-          if (n == from && range.first < dead.begin && range.first >= definition.first) definition = range;
-        }
-  if (auto bound = frame.deadBound.find(name); bound != frame.deadBound.end() && bound->second.first == lastAssigned)
-    return bound->second.second;
-  const jit::Value* value = lastValueNamed(cx, probe, name, frame);
-  if (!value && from != name) value = lastValueNamed(cx, probe, from, frame);
-  if (!value) {
-    // TorchScript kept no name for it (`v1 = x.topk(8).values` is an output of aten::topk).
-    probe.containerDefinition = definition;
-    value = assignedValue(cx, probe, frame);
-  }
-  return value ? heldArgument(cx, value, frame) : std::nullopt;
-}
-
-// `w = top[0]`, `i = top.indices` of `top = x.topk(2)`: TorchScript keeps the tuple as its call's
-// outputs and has no node for either read. FX's getitem is made here; its Attribute where `i` is
-// first used. Operations reading the name use that node (PendingField::boundNames). False when
-// the container's statement made no such call.
-bool recordStoredItemRead(TraceContext& cx, const DeadRead& dead, Frame& frame) {
-  const auto [begin, end] = dead.containerDefinition;
-  if (begin == end || !dead.attribute.empty()) return false;
-  const jit::Node* call = nullptr;
-  Node* tuple = nullptr;
-  for (const auto& [value, held] : frame.env) {
-    const jit::Node* node = value->node();
-    // The tuple itself kept in the variable (`top = x.topk(2)`), not one field read right after the
-    // call (`v = x.sort().values`: its fields are read by name or not named at all).
-    const auto* field = held.pendingField.get();
-    if (!field || field->containerField || node->outputs().size() < 2 || !(field->perRead || field->field.empty()))
-      continue;
-    const auto start = madeAt(cx, node);
-    if (!start || *start < begin || *start >= end) continue;
-    // A statement run more than once (a loop TorchScript unrolled): the latest call is this run's.
-    if (!call || node->isAfter(call)) {
-      call = node;
-      tuple = held.pendingField->container;
-    }
-  }
-  if (!call || !tuple) return false;
-  const int64_t n = static_cast<int64_t>(call->outputs().size());
-  int64_t index = dead.index < 0 ? dead.index + n : dead.index;
-  if (!dead.field.empty()) {
-    const c10::FunctionSchema* schema = call->maybeSchema();
-    index = -1;
-    for (int64_t k = 0; schema && k < n && k < static_cast<int64_t>(schema->returns().size()); ++k)
-      if (schema->returns()[static_cast<size_t>(k)].name() == dead.field) index = k;
-  }
-  if (index < 0 || index >= n) return !dead.field.empty();  // not a field of it: nothing FX makes here
-  const jit::Value* item = call->outputs()[static_cast<size_t>(index)];
-  auto read = std::make_shared<PendingField>();
-  read->container = tuple;
-  read->index = index;
-  read->field = dead.field;
-  read->eager = EagerValueRef{cx.path, item};
-  if (dead.field.empty()) cx.builder.materializeField(read);
-  auto held = frame.env.find(item);
-  if (!dead.boundName.empty() && held != frame.env.end() && held->second.pendingField && !held->second.pendingField->node)
-    held->second.pendingField->boundNames[dead.boundName] = read;
-  return true;
-}
-
-}  // namespace
-
 const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn, jit::Graph& g) {
   if (auto known = cx.deadReadsOf.find(&fn); known != cx.deadReadsOf.end()) return known->second;
   std::vector<DeadRead>& found = cx.deadReadsOf[&fn];
@@ -481,6 +314,19 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
     };
     for (size_t i = 0; i < statements.size(); ++i) {
       const torch::jit::Stmt stmt = statements[i];
+      // A statement the evaluator runs if it is dead: its text [begin, end), the expression from
+      // `exprBegin`, the name it assigns ("" for an expression alone).
+      const auto addStatement = [&](size_t begin, size_t end, size_t exprBegin, const std::string& target) {
+        DeadRead dead;
+        dead.begin = begin;
+        dead.end = end;
+        dead.rhsText = source.substr(exprBegin, end - exprBegin);
+        dead.target = target;
+        dead.expressionStatement = target.empty();
+        dead.aliases = aliasOf;
+        dead.assignments = parsed.byName;
+        found.push_back(std::move(dead));
+      };
       if (stmt.kind() == torch::jit::TK_EXPR_STMT) {
         // An expression alone that does something: run by the evaluator if it is dead. Its range
         // may start inside it (an operator's is the operator's): the text starts at its line.
@@ -490,16 +336,8 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
         while (begin < source.size() && (source[begin] == ' ' || source[begin] == '\t')) ++begin;
         const size_t end = i + 1 < statements.size() ? statements[i + 1].range().start() : source.size();
         if (kind != torch::jit::TK_VAR && kind != torch::jit::TK_CONST && kind != torch::jit::TK_STRINGLITERAL &&
-            kind != torch::jit::TK_NONE && kind != torch::jit::TK_DOTS && begin <= stmt.range().start() && begin < end) {
-          DeadRead dead;
-          dead.begin = begin;
-          dead.end = end;
-          dead.rhsText = source.substr(begin, end - begin);
-          dead.expressionStatement = true;
-          dead.aliases = aliasOf;
-          dead.assignments = parsed.byName;
-          found.push_back(std::move(dead));
-        }
+            kind != torch::jit::TK_NONE && kind != torch::jit::TK_DOTS && begin <= stmt.range().start() && begin < end)
+          addStatement(begin, end, begin, "");
         continue;
       }
       if (stmt.kind() != torch::jit::TK_ASSIGN) {
@@ -572,16 +410,8 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
         const int kind = assign.rhs().get().kind();
         if (rhsBegin != std::string::npos && kind != torch::jit::TK_VAR && kind != torch::jit::TK_CONST &&
             kind != torch::jit::TK_STRINGLITERAL && kind != torch::jit::TK_LIST_LITERAL &&
-            kind != torch::jit::TK_TUPLE_LITERAL && kind != torch::jit::TK_DICT_LITERAL) {
-          DeadRead dead;
-          dead.begin = stmt.range().start();
-          dead.end = end;
-          dead.rhsText = source.substr(rhsBegin, end - rhsBegin);
-          dead.target = target;
-          dead.aliases = aliasOf;
-          dead.assignments = parsed.byName;
-          found.push_back(std::move(dead));
-        }
+            kind != torch::jit::TK_TUPLE_LITERAL && kind != torch::jit::TK_DICT_LITERAL)
+          addStatement(stmt.range().start(), end, rhsBegin, target);
       }
       const torch::jit::Expr rhs = assign.rhs().get();
       if (rhs.kind() == torch::jit::TK_VAR && resolve(torch::jit::Var(rhs).name().name()) != target)
@@ -664,73 +494,6 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
   });
   if (builtinSince) keepBetween(std::string::npos);
   return found;
-}
-
-void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
-  if (frame.deadReads.empty() && frame.partlyDead.empty()) return;
-  size_t before = std::string::npos;  // the end of the block: every one left
-  if (node) {
-    if (node->kind() == c10::prim::Constant) return;
-    auto loc = cx.source.userSource(node);
-    // A read of `self.NAME` TorchScript made without a range (a parameter's get_attr) stands where
-    // the code first uses it: FX makes the node there.
-    if (!loc && node->kind() == c10::prim::GetAttr)
-      for (const jit::Use& use : node->output()->uses()) {
-        const auto at = cx.source.userSource(use.user);
-        if (at && at->builtinDef.empty() && (!loc || at->start < loc->start)) loc = at;
-      }
-    if (!loc || !loc->builtinDef.empty()) return;
-    before = loc->start;
-  }
-  // A statement whose kept call is converted is recorded once the code goes on outside it.
-  for (auto it = frame.partlyDead.begin(); it != frame.partlyDead.end();) {
-    if (before != std::string::npos && before >= it->begin && before < it->end) {
-      ++it;
-      continue;
-    }
-    recordPartlyDead(cx, *it, frame);
-    it = frame.partlyDead.erase(it);
-  }
-  while (!frame.deadReads.empty() && frame.deadReads.front().begin < before) {
-    const DeadRead dead = frame.deadReads.front();
-    frame.deadReads.erase(frame.deadReads.begin());
-    if (!dead.target.empty() || dead.expressionStatement) {
-      const py::ExprPtr rhs = cx.source.parsed(dead.rhsText);
-      std::optional<Argument> value;
-      if (rhs) {
-        SourceScope scope;
-        scope.name = [&](const std::string& name) { return valueBefore(cx, dead, name, frame); };
-        value = runDead(cx, *rhs, scope, frame, dead.rhsText.substr(0, rhs->end));
-      }
-      if (!dead.target.empty()) frame.deadBound[dead.target] = {dead.begin, value};
-      continue;
-    }
-    // The container: the value of that name defined last before the statement; else of the name
-    // it was assigned from (`v = h`); else the value its defining statement made.
-    const jit::Value* containerValue = lastValueNamed(cx, dead, dead.container, frame);
-    if (!containerValue && dead.containerAlias != dead.container)
-      containerValue = lastValueNamed(cx, dead, dead.containerAlias, frame);
-    if (!containerValue && recordStoredItemRead(cx, dead, frame)) continue;
-    if (!dead.field.empty()) continue;  // FX's Attribute of a Proxy: made where it is used
-    if (!containerValue) containerValue = assignedValue(cx, dead, frame);
-    if (!containerValue) continue;
-    // A field not yet in the graph (`v = x.sort(-1).values`) is a Proxy FX already holds: made now.
-    materializePendingField(cx, containerValue, frame);
-    const SymValue* container = &frame.env.at(containerValue);
-    // Only a Proxy is recorded: a Python list or tuple is indexed while FX traces.
-    if (container->kind != SymValue::Kind::Value || !container->arg.isNode() ||
-        container->input.kind != ValueParts::Kind::NodeValue)
-      continue;
-    Node* object = container->arg.node();
-    if (!dead.attribute.empty()) {
-      object = cx.builder.getItem(object, 0, dead.attribute);  // `x.shape`: the getattr first
-      object->meta().modulePath = frame.scope.path;
-      object->meta().moduleType = pythonTypeName(frame.scope.module.type());
-    }
-    Node* item = cx.builder.getItem(object, dead.index);
-    item->meta().modulePath = frame.scope.path;
-    item->meta().moduleType = pythonTypeName(frame.scope.module.type());
-  }
 }
 
 }  // namespace tdfx::trace

@@ -1,7 +1,8 @@
 #pragma once
-// What dead_statements.cpp (statements TorchScript removed whole) and kept_call_statements.cpp
-// (statements it removed around a call it kept) share: the function's parsed statements, where a
-// node was made in them, and the values names hold there.
+// What dead_statements.cpp (finding the statements TorchScript removed whole),
+// dead_statement_recording.cpp (recording them) and kept_call_statements.cpp (statements it
+// removed around a call it kept) share: the function's parsed statements, where a node was made
+// in them, and the values names hold there.
 #include <optional>
 #include <string>
 

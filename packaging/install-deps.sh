@@ -10,7 +10,7 @@ packages=(
   libtorch-dev
   # Debian's LibTorch calls the system BLAS; the reference libblas makes a ViT forward ~20x slower.
   libopenblas0-pthread
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libgraphviz-dev graphviz libmd-dev libxml2-utils
   # the model worker's sandbox
@@ -45,5 +45,12 @@ echo "install-deps: installing ${missing[*]}" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
+# A dpkg run that was killed part-way (a machine stopped during an install) leaves dpkg "interrupted",
+# and apt-get refuses everything until it is finished: finish it first. `dpkg --audit` prints
+# nothing when dpkg's database is consistent, so on a healthy machine this does nothing.
+if [ -n "$(dpkg --audit 2>/dev/null)" ] || [ -n "$(ls -A /var/lib/dpkg/updates 2>/dev/null)" ]; then
+  echo "install-deps: finishing an interrupted dpkg run (dpkg --configure -a)" >&2
+  $SUDO dpkg --configure -a
+fi
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,7 +1,7 @@
 #include "tdfx/model/model_file.h"
+#include "tdfx/model/tensor_geometry.h"
 
 #include <algorithm>
-#include <malloc.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -336,47 +336,12 @@ std::shared_ptr<const SourceIndex> indexDebugInfo(const torch::jit::Module& root
   return index;
 }
 
-// LibTorch 1.13 does not check that a loaded tensor's shape and strides fit its storage; a damaged
-// data.pkl then makes the first kernel read or write out of bounds. Checked here for every tensor
-// in the module's attributes (also inside lists, tuples, dicts and objects) and every tensor
-// constant in the code, each against its own storage (views sharing one are each checked). The
-// arithmetic cannot overflow: the pickle chooses every number.
+// Every tensor in the module's attributes (also inside lists, tuples, dicts and objects) and every
+// tensor constant in the code is checked against its own storage (views sharing one are each
+// checked): tensorGeometryProblem.
 void checkTensorFits(const at::Tensor& t, const std::string& what, const std::string& path) {
-  if (!t.defined() || !t.has_storage()) return;
-  const auto damaged = [&](const std::string& why) {
-    throw ModelFileError(path + ": tensor " + what + " " + why + ": the archive is damaged");
-  };
-  const auto geometry = [&] { return "of shape " + c10::str(t.sizes()) + ", strides " + c10::str(t.strides()) +
-                                     " and storage offset " + std::to_string(t.storage_offset()); };
-  if (t.storage_offset() < 0) damaged("has a negative storage offset (" + std::to_string(t.storage_offset()) + ")");
-  bool empty = false;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) < 0) damaged(geometry() + " has a negative size");
-    if (t.stride(d) < 0) damaged("has a negative stride");
-    empty = empty || t.size(d) == 0;
-  }
-  if (empty) return;  // no element is ever read (numel() itself may have overflowed to 0: not used)
-  int64_t lastElement = t.storage_offset();
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    int64_t span = 0;
-    if (__builtin_mul_overflow(t.size(d) - 1, t.stride(d), &span) || __builtin_add_overflow(lastElement, span, &lastElement))
-      damaged(geometry() + " reaches past any storage (its furthest element overflows a 64-bit index)");
-  }
-  // The storage's size comes from the pickle; its buffer is the zip record, allocated by the
-  // huge-page allocator (large records) or LibTorch's own (posix_memalign). A record shorter than
-  // the pickle claims is damage too.
-  const void* buffer = t.storage().data();
-  const size_t claimed = t.storage().nbytes();
-  const auto recordBytes = [&] {
-    const c10::optional<size_t> huge = hugePageBlockBytes(t.storage().data_ptr());
-    return huge ? *huge : ::malloc_usable_size(const_cast<void*>(buffer));
-  };
-  if (claimed > 0 && (buffer == nullptr || recordBytes() < claimed))
-    damaged("claims " + std::to_string(claimed) + " bytes of storage but its record in the archive is shorter");
-  const int64_t available = static_cast<int64_t>(claimed / static_cast<size_t>(t.element_size()));
-  if (lastElement >= available)
-    damaged(geometry() + " needs " + std::to_string(static_cast<uint64_t>(lastElement) + 1) +
-            " elements but its storage holds " + std::to_string(available));
+  if (const auto why = tensorGeometryProblem(t, "archive"))
+    throw ModelFileError(path + ": tensor " + what + " " + *why + ": the archive is damaged");
 }
 
 // Every tensor in a value: itself, or inside lists, tuples, dicts and (non-module) objects, to a

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "tdfx/error.h"
+#include "tdfx/model/tensor_geometry.h"
 #include "tdfx/util/display_text.h"
 
 namespace tdfx {
@@ -70,13 +71,60 @@ void add(InputValues& out, const c10::IValue& key, const c10::IValue& value) {
   const at::Tensor& t = value.toTensor();
   if (t.is_sparse() || t.is_quantized() || !t.device().is_cpu())
     throw Error("input values: " + escapeControls(capText(keyRepr(name), 200)) + " must be a dense CPU tensor");
+  // As an archive's tensors: a shape, stride or offset the pickle chose that reaches outside the
+  // storage's bytes would make the forward read outside its buffer.
+  if (const auto why = tensorGeometryProblem(t, "file"))
+    throw Error("input values: tensor " + escapeControls(capText(keyRepr(name), 200)) + " " + *why +
+                ": the file is damaged");
   out.emplace_back(name, t);
 }
+
+// Frees a value without recursion. The unpickler builds containers nested any depth without
+// recursing (200,000 tuples in a 400 KB file), but an IValue frees its items recursively: freed
+// as it is, such a value overflows the stack. Here each container gives its items to a work list
+// before it goes, so every free is shallow.
+class FreedIteratively {
+ public:
+  explicit FreedIteratively(c10::IValue& value) : value_(value) {}
+  FreedIteratively(const FreedIteratively&) = delete;
+  FreedIteratively& operator=(const FreedIteratively&) = delete;
+  ~FreedIteratively() {
+    std::vector<c10::IValue> pending;
+    pending.push_back(std::move(value_));
+    value_ = c10::IValue();
+    while (!pending.empty()) {
+      c10::IValue v = std::move(pending.back());
+      pending.pop_back();
+      if (v.isTuple()) {
+        const auto tuple = v.toTuple();
+        for (size_t i = 0; i < tuple->elements().size(); ++i) {
+          pending.push_back(tuple->elements()[i]);
+          tuple->unsafeSetElement(i, c10::IValue());
+        }
+      } else if (v.isList()) {
+        auto list = v.toList();
+        for (size_t i = 0; i < list.size(); ++i) pending.push_back(list.get(i));
+        list.clear();
+      } else if (v.isGenericDict()) {
+        auto dict = v.toGenericDict();
+        for (const auto& item : dict) {
+          pending.push_back(item.key());
+          pending.push_back(item.value());
+        }
+        dict.clear();
+      }
+    }
+  }
+
+ private:
+  c10::IValue& value_;
+};
 
 }  // namespace
 
 InputValues inputValuesFromPickle(const std::vector<char>& bytes) {
   c10::IValue value;
+  const FreedIteratively freed(value);  // on every way out, the error's too
   try {
     value = torch::jit::pickle_load(bytes);
   } catch (const c10::Error& e) {

@@ -80,6 +80,7 @@ ArchiveDirectory readArchiveDirectory(const std::string& path, uint64_t fileSize
       throw fail("central directory entry " + std::to_string(n) + " is malformed");
     ArchiveRecord r;
     r.method = static_cast<uint16_t>(readLittleEndian(dir, at + 10, 2));
+    r.crc32 = static_cast<uint32_t>(readLittleEndian(dir, at + 16, 4));
     r.compressedSize = readLittleEndian(dir, at + 20, 4);
     r.size = readLittleEndian(dir, at + 24, 4);
     r.localHeaderOffset = readLittleEndian(dir, at + 42, 4);

@@ -15,6 +15,7 @@ struct ArchiveRecord {
   uint64_t compressedSize = 0;  ///< bytes in the file
   uint64_t size = 0;            ///< bytes once read (inflated)
   uint64_t localHeaderOffset = 0;  ///< where the record's local header starts; its bytes follow it
+  uint32_t crc32 = 0;              ///< the CRC-32 of its bytes once read, as the writer computed it
 };
 
 /// A zip central directory: where it starts in the file (records' bytes all end before it) and

@@ -70,7 +70,7 @@ size_t ArchiveReader::read(uint64_t pos, void* buf, size_t n, const char* /*what
         --it;
         const TensorRecord& r = it->second;
         if (n == r.size && pos >= r.firstDataOffset && pos <= r.lastDataOffset) {
-          deferred_.push_back({pos, buf, n});
+          deferred_.push_back({pos, buf, n, r.crc32});
           return n;
         }
       }
@@ -106,7 +106,7 @@ void ArchiveReader::setTensorRecords(const ArchiveDirectory& directory) {
     const uint64_t end = std::min(i + 1 < inFile.size() ? inFile[i + 1]->localHeaderOffset : directory.offset,
                                   std::min<uint64_t>(directory.offset, size_));
     if (end < first || end - first < r.size) continue;  // past the next record or the directory
-    if (isTensorRecord(r)) tensorRecords_[first] = {first, end - r.size, r.size};
+    if (isTensorRecord(r)) tensorRecords_[first] = {first, end - r.size, r.size, r.crc32};
     if (isDataPickle(r)) cppClasses_ = !pickleFreeOfCppClasses(r, first, end);
   }
 }

@@ -21,6 +21,7 @@ struct DeferredRead {
   uint64_t offset = 0;
   void* buffer = nullptr;
   size_t size = 0;
+  uint32_t crc32 = 0;  // the record's, from the central directory read at the open
 };
 
 class ArchiveReader : public caffe2::serialize::ReadAdapterInterface {
@@ -60,6 +61,7 @@ class ArchiveReader : public caffe2::serialize::ReadAdapterInterface {
     uint64_t firstDataOffset = 0;  // after a local header with this name and no extra field
     uint64_t lastDataOffset = 0;   // the latest start that still ends before the next record
     uint64_t size = 0;
+    uint32_t crc32 = 0;
   };
   int fd_;
   size_t size_;

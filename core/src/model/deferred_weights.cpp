@@ -4,6 +4,8 @@
 #include <functional>
 #include <unordered_map>
 
+#include <zlib.h>
+
 #include "tdfx/error.h"
 
 namespace tdfx {
@@ -75,6 +77,22 @@ std::string shortRead(const std::string& path, const DeferredWeights::Pending& p
 void readOne(const ArchiveReader& reader, const std::string& path, const DeferredWeights::Pending& p) {
   const size_t got = reader.read(p.offset, p.storage.data(), p.size, "deferred weight");
   if (got != p.size) throw ModelFileError(shortRead(path, p, got));
+  // The bytes are the ones the archive was written with, as LibTorch's own read checks (miniz
+  // compares every record it extracts with its CRC-32). A change that moves no time stamp (a
+  // shared mapping written again through pages dirtied before the open) is caught here: the
+  // graph, the buffers and the parameters then come from one version of the file or none.
+  uLong sum = ::crc32(0L, Z_NULL, 0);
+  const auto* bytes = static_cast<const Bytef*>(p.storage.data());
+  for (size_t done = 0; done < p.size;) {
+    const auto chunk = static_cast<uInt>(std::min<size_t>(p.size - done, size_t{1} << 30));
+    sum = ::crc32(sum, bytes + done, chunk);
+    done += chunk;
+  }
+  if (static_cast<uint32_t>(sum) != p.crc32)
+    throw ModelFileError(path + ": the file changed while it was open: the " + std::to_string(p.size) +
+                         " bytes of a weight at offset " + std::to_string(p.offset) +
+                         " do not match the CRC-32 its archive gives them (changed through a shared mapping, "
+                         "or damaged); open it again");
 }
 
 }  // namespace
@@ -104,7 +122,7 @@ DeferredOutcome settleDeferredReads(const torch::jit::Module& root, const std::s
   }
   for (const DeferredRead& r : reads) {
     const auto it = census.uses.find(r.buffer);
-    DeferredWeights::Pending p{it->second.storage, r.offset, r.size};
+    DeferredWeights::Pending p{it->second.storage, r.offset, r.size, r.crc32};
     if (it->second.onlyParameters) weights->pending.push_back(std::move(p));
     else readOne(*reader, path, p);
   }

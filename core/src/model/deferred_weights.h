@@ -15,6 +15,7 @@ struct DeferredWeights {
     c10::Storage storage;  // held, so the buffer outlives any module that drops it
     uint64_t offset = 0;
     size_t size = 0;
+    uint32_t crc32 = 0;  // what its bytes must sum to: the central directory's, as the open read it
   };
   std::string path;
   std::shared_ptr<ArchiveReader> reader;

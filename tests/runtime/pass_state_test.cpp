@@ -96,5 +96,33 @@ TEST(PassState, CopiedTensorsGetTheirValuesBack) {
   EXPECT_TRUE(m.attr("w").toTensor().equal(at::ones({3})));
 }
 
+// A buffer that views part of a parameter's storage (one storage in the archive, each tensor with
+// its own version counter, as torch.jit.load gives them): a write through the buffer is undone in
+// the parameter too, though the parameter's version never moved, and the two still share one
+// storage afterwards, so that the next pass's write through the buffer reaches the parameter again.
+TEST(PassState, TensorsThatShareAStorageAreRestoredTogether) {
+  torch::jit::Module m("SharesStorage");
+  const at::Tensor a = at::zeros({6}).requires_grad_();
+  at::Tensor b = at::empty({0});
+  b.set_(a.storage(), 0, {3}, {1});  // no view: its own version counter
+  m.register_parameter("a", a, false);
+  m.register_buffer("b", b);
+  m.define("def forward(self, x):\n  self.b.add_(1)\n  return x * 2\n");
+  TensorDictModule module(m, {NestedKey("x")}, {NestedKey("y")});
+  PassState state(module, {}, 0, /*tracedWrites=*/std::vector<at::Tensor>{});
+  const at::Tensor returned = m.attr("b").toTensor();  // as a pass's output may hold it
+  for (int pass = 0; pass < 2; ++pass) {
+    m.attr("b").toTensor().add_(1);
+    EXPECT_EQ(m.attr("a").toTensor()[0].item<float>(), 1.0f) << "the write reaches the parameter";
+    state.restore();
+    const at::Tensor restoredA = m.attr("a").toTensor(), restoredB = m.attr("b").toTensor();
+    EXPECT_TRUE(restoredA.equal(at::zeros({6}))) << pass;
+    EXPECT_TRUE(restoredB.equal(at::zeros({3}))) << pass;
+    EXPECT_TRUE(restoredA.is_leaf() && restoredA.requires_grad()) << "still a parameter";
+    EXPECT_EQ(restoredA.data_ptr(), restoredB.data_ptr()) << "still one storage";
+  }
+  EXPECT_TRUE(returned.equal(at::ones({3}))) << "a value a pass returned keeps what that pass gave it";
+}
+
 }  // namespace
 }  // namespace tdfx::runtime

@@ -195,7 +195,15 @@ TEST_F(ModelWorkerFiles, AFileCutShortAfterItsOpenFailsEveryRequestThatNeedsItsW
     } catch (const ModelFileError& e) {
       EXPECT_EQ(std::string(e.what()).rfind(path + ": the file changed while it was open", 0), 0u) << e.what();
     }
+    // The worker holds a model without its weights: it is stopped, so that serve's cache (which
+    // keeps a worker only while it answers) opens the file afresh instead of repeating the error.
+    EXPECT_FALSE(worker.alive());
+    EXPECT_FALSE(worker.idleAndConnected());
   }
+  // The next open is a fresh start.
+  std::filesystem::copy_file(fixture("conv_bn.pt"), path, std::filesystem::copy_options::overwrite_existing);
+  worker.open(path);
+  EXPECT_FALSE(worker.parameterValues().empty());
 }
 
 TEST(ModelWorker, CancelStopsARunningRequestAndOpenStartsAgain) {

@@ -34,6 +34,13 @@ c10::IValue fresh(const c10::IValue& saved) {
   return copy;
 }
 
+// What a written tensor is known by: its storage, where it has one (a write through one view of
+// a storage is a write to every tensor that views it), else the tensor itself (sparse, MKL-DNN).
+const void* storageKey(const at::Tensor& t) {
+  if (t.has_storage() && t.layout() == at::kStrided && !t.is_quantized()) return t.storage().unsafeGetStorageImpl();
+  return t.unsafeGetTensorImpl();
+}
+
 std::optional<std::vector<at::Tensor>> analyseWrites(const torch::jit::Module& module, bool inputsMayHoldModuleTensors) {
   const auto forward = module.find_method("forward");
   if (!forward) return std::nullopt;
@@ -90,17 +97,17 @@ PassState::PassState(const TensorDictModuleBase& module, const std::vector<at::T
   torch::NoGradGuard noGrad;
   std::vector<torch::jit::Module> roots;
   collectModules(module, roots);
-  std::optional<std::unordered_set<const c10::TensorImpl*>> written;
+  std::optional<std::unordered_set<const void*>> written;
   if (tracedWrites) {
     written.emplace();
-    for (const at::Tensor& t : *tracedWrites) written->insert(t.unsafeGetTensorImpl());
+    for (const at::Tensor& t : *tracedWrites) written->insert(storageKey(t));
     for (const auto& root : roots) {
       const auto eagerWrites = tensorsForwardMayWrite(root, /*inputsMayHoldModuleTensors=*/roots.size() > 1);
       if (!eagerWrites) {
         written.reset();
         break;
       }
-      for (const at::Tensor& t : *eagerWrites) written->insert(t.unsafeGetTensorImpl());
+      for (const at::Tensor& t : *eagerWrites) written->insert(storageKey(t));
     }
   }
   for (const auto& root : roots) addModule(root._ivalue(), written ? &*written : nullptr);
@@ -109,8 +116,38 @@ PassState::PassState(const TensorDictModuleBase& module, const std::vector<at::T
   random_ = saveRandomState();
 }
 
+int PassState::addToGroup(size_t slot, const at::Tensor& value) {
+  if (storageKey(value) == value.unsafeGetTensorImpl() || value.is_conj() || value.is_neg()) return -1;
+  const auto [found, added] = groupOfStorage_.emplace(value.storage().unsafeGetStorageImpl(), groups_.size());
+  if (added) {
+    const auto bytes = static_cast<int64_t>(value.storage().nbytes());
+    at::Tensor whole = at::empty({0}, value.options().dtype(at::kByte));
+    whole.set_(value.storage(), 0, {bytes}, {1});
+    groups_.push_back({whole.clone(), {}});
+  }
+  StorageGroup& group = groups_[found->second];
+  group.views.push_back({slot, value.options(), value.storage_offset(), value.sizes().vec(), value.strides().vec(),
+                         value.requires_grad()});
+  return static_cast<int>(found->second);
+}
+
+void PassState::restoreGroup(StorageGroup& group) {
+  // A fresh storage, not the old one written back: a tensor a pass returned may be a view of it,
+  // and must keep the value that pass gave it.
+  const at::Tensor bytes = group.bytes.clone();
+  for (const StorageGroup::View& view : group.views) {
+    at::Tensor t = at::empty({0}, view.options.requires_grad(false));
+    t.set_(bytes.storage(), view.offset, view.sizes, view.strides);
+    if (view.requiresGrad) t.requires_grad_(true);
+    Slot& slot = slots_[view.slot];
+    slot.current = t;
+    slot.version = t._version();
+    slot.object->setSlot(slot.index, slot.current);
+  }
+}
+
 void PassState::addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object,
-                          const std::unordered_set<const c10::TensorImpl*>* written) {
+                          const std::unordered_set<const void*>* written) {
   if (std::find(seen_.begin(), seen_.end(), object) != seen_.end()) return;
   seen_.push_back(object);
   for (size_t i = 0; i < object->slots().size(); ++i) {
@@ -121,8 +158,9 @@ void PassState::addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object,
     }
     Slot slot{object, i, {}, value, 0, false};
     try {
-      slot.held = value.isTensor() && written && !written->count(value.toTensor().unsafeGetTensorImpl());
-      slot.saved = slot.held ? value : fresh(value);
+      slot.held = value.isTensor() && written && !written->count(storageKey(value.toTensor()));
+      if (!slot.held && value.isTensor()) slot.group = addToGroup(slots_.size(), value.toTensor());
+      if (slot.group < 0) slot.saved = slot.held ? value : fresh(value);
     } catch (const std::exception&) {
       continue;  // a value that cannot be copied (a capsule): a forward cannot change it either
     }
@@ -133,12 +171,20 @@ void PassState::addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object,
 
 void PassState::restore() {
   torch::NoGradGuard noGrad;
-  for (Slot& slot : slots_) {
+  // A tensor the pass neither replaced nor changed in place stays; anything else is put back.
+  const auto unchanged = [](const Slot& slot) {
     const c10::IValue& now = slot.object->getSlot(slot.index);
-    // A tensor the pass neither replaced nor changed in place stays; anything else is put back.
-    if (slot.saved.isTensor() && now.isTensor() && now.toTensor().is_same(slot.current.toTensor()) &&
-        now.toTensor()._version() == slot.version)
-      continue;
+    return slot.current.isTensor() && now.isTensor() && now.toTensor().is_same(slot.current.toTensor()) &&
+           now.toTensor()._version() == slot.version;
+  };
+  // A storage is put back whole when any tensor that views it changed: a write through one view
+  // bumps only that view's version.
+  for (StorageGroup& group : groups_)
+    if (!std::all_of(group.views.begin(), group.views.end(),
+                     [&](const StorageGroup::View& v) { return unchanged(slots_[v.slot]); }))
+      restoreGroup(group);
+  for (Slot& slot : slots_) {
+    if (slot.group >= 0 || (slot.saved.isTensor() && unchanged(slot))) continue;
     if (slot.held) {
       if (slot.saved.toTensor()._version() != slot.version)
         throw StateLost("verify cannot restore attribute '" + slot.object->type()->getAttributeName(slot.index) +

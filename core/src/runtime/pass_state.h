@@ -3,7 +3,13 @@
 // buffers, parameters and plain attributes, the graph's own tensors), taken once before the first
 // pass; restore() puts back whatever a pass changed, so every pass of verify starts from the state
 // the file had and no pass sees what another wrote.
+//
+// Tensors are saved by storage, not by name: a buffer that shares its storage with a parameter (or
+// another buffer) is saved and put back together with it, so that a write through one name is
+// undone in every name that sees it, and the names still share one storage afterwards, as in the
+// file.
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -54,10 +60,30 @@ class PassState {
     c10::IValue current;  // the value put in the slot last
     int64_t version = 0;  // a tensor's version counter when it was put there
     bool held = false;    // `saved` is the file's tensor itself, never changed in place
+    int group = -1;       // a copied strided tensor: its storage's entry in groups_ (`saved` unused)
   };
-  /// `written`: the tensors to copy; null: all.
+  /// A storage that copied tensors view: its bytes as the file had them, and the slots that view it
+  /// with where each one starts, its shape and strides. restore() gives them all one new storage.
+  struct StorageGroup {
+    at::Tensor bytes;  // a uint8 copy of the whole storage
+    struct View {
+      size_t slot = 0;
+      at::TensorOptions options;
+      int64_t offset = 0;
+      std::vector<int64_t> sizes, strides;
+      bool requiresGrad = false;
+    };
+    std::vector<View> views;
+  };
+  /// Adds `value` (a strided tensor with a storage) to its storage's group and returns the group's
+  /// index; -1 for a tensor saved whole instead (no storage, quantized, a conj or neg view).
+  int addToGroup(size_t slot, const at::Tensor& value);
+  void restoreGroup(StorageGroup& group);
+  std::vector<StorageGroup> groups_;
+  std::unordered_map<const c10::StorageImpl*, size_t> groupOfStorage_;
+  /// `written`: the storages of the tensors to copy; null: all.
   void addModule(const c10::intrusive_ptr<c10::ivalue::Object>& object,
-                 const std::unordered_set<const c10::TensorImpl*>* written);
+                 const std::unordered_set<const void*>* written);
 
   std::vector<Slot> slots_;
   std::vector<c10::intrusive_ptr<c10::ivalue::Object>> seen_;

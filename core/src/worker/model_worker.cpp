@@ -41,13 +41,20 @@ std::vector<uint8_t> ModelWorker::request(const std::vector<uint8_t>& message, d
   const std::string name = path_.empty() ? std::string("the model") : path_;
   if (what == "open") {
     weightsPending_ = false;
+    weightsFailure_.clear();
   } else if (weightsPending_ && what != "probe") {  // the sandbox probe reads no weight
     // The weights an open left unread are read first, in a request of their own under the open's
     // limit: the request itself keeps the limit the user was told (verify's 60 s, not 60 + 120).
     weightsPending_ = false;
     std::vector<uint8_t> read = process_.request(json::to_cbor(json{{"op", "read_weights"}}), limits_.openSeconds,
                                                  limits_.effectiveMemoryBytes(), name, "reading the weights", "");
-    if (!worker::parseCbor(read).value("ok", false)) return read;  // its error is the request's
+    if (!worker::parseCbor(read).value("ok", false)) {
+      // Its error is the request's, and every later one's: the worker holds a model without its
+      // weights. Stopped, it is no longer taken as open (serve's cache then opens the file afresh).
+      stop();
+      weightsFailure_ = read;
+      return read;
+    }
   }
   return process_.request(message, seconds, limits_.effectiveMemoryBytes(), name, what,
                           what == "open" ? " (the archive may be damaged: LibTorch crashed reading it)" : "");
@@ -79,6 +86,11 @@ json decode(const std::vector<uint8_t>& bytes) {
 }
 
 }  // namespace
+
+void ModelWorker::requireOpenModel() {
+  if (!weightsFailure_.empty()) rethrow(decode(weightsFailure_), limits_, path_);
+  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+}
 
 void ModelWorker::prepare() {
   std::lock_guard<std::mutex> lock(requestMutex_);
@@ -134,7 +146,7 @@ void addInputValues(json& req, const std::vector<char>& bytes) {
 WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uint64_t seed, const VerifyOptions& options,
                                        const std::vector<char>& inputValues, VerifyRecords records) {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  requireOpenModel();
   json req = {{"op", "verify"},       {"inputs", worker::inputsJson(inputs)}, {"seed", seed},
               {"atol", options.atol}, {"rtol", options.rtol},
               {"random_seed", options.randomSeed ? json(*options.randomSeed) : json(nullptr)},
@@ -152,7 +164,7 @@ WorkerVerifyResult ModelWorker::verify(const std::vector<InputSpec>& inputs, uin
 std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs, uint64_t seed,
                                             const std::vector<char>& inputValues) {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  requireOpenModel();
   json req{{"op", "run"}, {"inputs", worker::inputsJson(inputs)}, {"seed", seed}};
   addInputValues(req, inputValues);
   const json answer = decode(request(json::to_cbor(req), limits_.requestSeconds, "run"));
@@ -162,7 +174,7 @@ std::vector<NodeRunRecord> ModelWorker::run(const std::vector<InputSpec>& inputs
 
 std::vector<ParameterStats> ModelWorker::parameterStats() {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  requireOpenModel();
   const json answer =
       decode(request(json::to_cbor(json{{"op", "parameter_stats"}}), limits_.requestSeconds, "parameter statistics"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
@@ -193,7 +205,7 @@ void applyParameterStats(Graph& graph, const std::vector<ParameterStats>& stats)
 
 std::vector<ParameterValues> ModelWorker::parameterValues() {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  requireOpenModel();
   const json answer = decode(request(json::to_cbor(json{{"op", "parameter_values"}}), limits_.requestSeconds, "parameter values"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   std::vector<ParameterValues> out;
@@ -222,7 +234,7 @@ std::vector<ParameterValues> ModelWorker::parameterValues() {
 
 TorchScriptArchive ModelWorker::torchScript() {
   std::lock_guard<std::mutex> lock(requestMutex_);
-  if (!process_.alive()) throw Error("no model is open in a worker (it was cancelled or ended): open the model again");
+  requireOpenModel();
   const json answer = decode(request(json::to_cbor(json{{"op", "torchscript"}}), limits_.requestSeconds, "TorchScript export"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   const auto& bytes = answer.at("archive").get_binary();

@@ -104,7 +104,8 @@ class ModelWorker {
   /// Makes requests possible again after cancel(). Call it where the next request is decided (the
   /// GUI thread, before queueing a job), so that a cancel meant for a job starting now is not lost.
   void resetCancel() { process_.resetCancel(); }
-  /// Whether a worker process is running.
+  /// Whether a worker process is running (not after a deferred read of the weights failed: that
+  /// worker is stopped, so that a cache of workers opens the model afresh).
   bool alive() const { return process_.alive(); }
   /// Whether the open left the model's weights for the next request to read (deferred weights).
   bool weightsPending() const { return weightsPending_; }
@@ -133,6 +134,12 @@ class ModelWorker {
   /// The open left the parameters' values unread (WeightsRead::AfterLoad): the next request reads
   /// them first, so it gets the open's time as well as its own.
   bool weightsPending_ = false;
+  /// The answer of a deferred read of the weights that failed (the file changed under the open):
+  /// the worker was stopped, since no later request could succeed on it, and every request until
+  /// the next open() gets this answer again. Empty when none failed.
+  std::vector<uint8_t> weightsFailure_;
+  /// Throws unless a worker holds an open model: the failed weights' error, or "no model is open".
+  void requireOpenModel();
   std::mutex requestMutex_;  // one request at a time
   WorkerProcess process_;
 };

@@ -309,6 +309,15 @@ WHOLE = [
      "    y = x * 2\n    x.shape\n    return y"),
     ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
     ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
+    # Tensors inside nested container attributes (issue 56, 9): Python indexes them while FX
+    # traces, and each tensor found is a `_tensor_constantN`.
+    ("const_attr_nested_list_tensors", "def forward(self, x):\n    return x + self.ll[0][1] + self.ll[1][0]",
+     "self.ll: List[List[torch.Tensor]] = [[torch.ones(4), torch.zeros(4)], [torch.full((4,), 2.0)]]"),
+    ("const_attr_dict_of_list_tensors", "def forward(self, x):\n    return x * self.dl['b'][1]",
+     "self.dl: Dict[str, List[torch.Tensor]] = {'a': [torch.ones(4)], 'b': [torch.zeros(4), torch.full((4,), 3.0)]}"),
+    ("const_attr_nested_tuple_tensors", "def forward(self, x):\n    return x - self.nt[0][1] * self.nt[1]",
+     "self.nt: Tuple[Tuple[torch.Tensor, torch.Tensor], torch.Tensor] = "
+     "((torch.ones(4), torch.full((4,), 2.0)), torch.full((4,), 0.5))"),
     ("src_written_dtype", "def forward(self, x):\n    return F.softmax(x, dim=-1, dtype=torch.float32)"),
     ("src_written_dtype_method", "def forward(self, x):\n    return x.sum(dtype=torch.float64) + x.cumsum(0, dtype=torch.float)"),
     ("src_tuple_order", "def forward(self, x):\n    vm = torch.var_mean(x, 1, keepdim=True)\n"

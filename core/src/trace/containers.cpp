@@ -421,6 +421,17 @@ bool convertContainerRead(TraceContext& cx, jit::Node* node, Frame& frame) {
   }
   if (!idx.constant || !idx.constant->isInt()) return false;
   int64_t i = idx.constant->toInt();
+  if (in.constant && (in.constant->isTuple() || in.constant->isList())) {
+    // A module's tuple or list attribute, nested as deep as it is (`self.pairs[0][1]`): Python
+    // indexes it while FX traces; a tensor found so is FX's `_tensor_constantN` where it is used.
+    const auto items = in.constant->isTuple() ? in.constant->toTupleRef().elements().vec() : in.constant->toListRef().vec();
+    const auto n = static_cast<int64_t>(items.size());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) fail(cx, node, frame, "index " + std::to_string(idx.constant->toInt()) + " out of range");
+    const c10::IValue& item = items[static_cast<size_t>(i)];
+    frame.env[node->output()] = item.isTensor() ? SymValue::ofPendingTensor(item.toTensor(), "") : SymValue::ofConstant(item);
+    return true;
+  }
   if (isComposite(in)) {
     const int64_t n = static_cast<int64_t>(in.input.items.size());
     if (i < 0) i += n;

@@ -10,7 +10,9 @@ step raises, and a checksum of its bytes, which sees a change made through `.dat
 example inputs saved with it.
 
 What the fingerprint cannot see is a change outside the module object, such as a global the
-forward reads; a new module object is always saved anew.
+forward reads; a new module object is always saved anew. A container it does not read whole (more
+than 10,000 items, or nested deeper than 4 containers) could change in place unseen: a module that
+holds one has no fingerprint, and is saved at every call.
 """
 from __future__ import annotations
 
@@ -18,7 +20,12 @@ import itertools
 import zlib
 from typing import Any, Optional
 
-_MAX_ITEMS = 10000  # a container longer than this is known by its identity and length only
+_MAX_ITEMS = 10000  # a container longer than this is not read: the module is saved at every call
+_MAX_DEPTH = 4  # nor one nested deeper
+
+
+class _Unseen(Exception):
+    """A value the fingerprint does not read whole: an in-place change to it would go unseen."""
 
 
 def _checksum(t: Any) -> Optional[int]:
@@ -50,18 +57,17 @@ def _value_key(value: Any, depth: int = 0) -> Any:
         return ("float", repr(value))  # nan equals itself here
     if hasattr(value, "data_ptr") and hasattr(value, "_version"):
         return _tensor_key(value)
-    if depth >= 4:
-        return ("deep", type(value), id(value))
+    builtin = isinstance(value, (dict, list, tuple, set, frozenset))
+    if (builtin or hasattr(value, "batch_size") and hasattr(value, "items")) and depth >= _MAX_DEPTH:
+        raise _Unseen(f"a container nested deeper than {_MAX_DEPTH}")
+    if builtin and len(value) > _MAX_ITEMS:
+        raise _Unseen(f"a container of more than {_MAX_ITEMS} items")
     if hasattr(value, "batch_size") and hasattr(value, "items"):  # a TensorDict
         return ("tensordict", tuple(value.batch_size),
                 tuple((repr(k), _value_key(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, dict):
-        if len(value) > _MAX_ITEMS:
-            return ("long", id(value), len(value))
         return (type(value), tuple((repr(k), _value_key(v, depth + 1)) for k, v in value.items()))
     if isinstance(value, (list, tuple, set, frozenset)):
-        if len(value) > _MAX_ITEMS:
-            return ("long", id(value), len(value))
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return (type(value), tuple(_value_key(v, depth + 1) for v in items))
     return (type(value), id(value))  # a function, a class, any other object: which one it is
@@ -69,7 +75,8 @@ def _value_key(value: Any, depth: int = 0) -> Any:
 
 def fingerprint(module: Any, example_inputs: Any = None) -> Optional[tuple]:
     """A value equal for two calls when `module`'s saved file would be the same; None when it
-    cannot be told (not an nn.Module, or reading it failed): then the module is saved each call."""
+    cannot be told (not an nn.Module, a container it does not read whole, or reading it failed):
+    then the module is saved each call."""
     try:
         import torch
         if not isinstance(module, torch.nn.Module):

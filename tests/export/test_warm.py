@@ -9,6 +9,7 @@ import signal
 import sys
 import tempfile
 import unittest
+from typing import List
 
 import torch
 import torch.nn as nn
@@ -147,6 +148,25 @@ class WarmTest(unittest.TestCase):
         self.assertNotEqual(stamp(path), saved)
         self.assertFalse(torch.jit.load(path).training)
         self.assertEqual(tdfx.trace(net).text, traced.text)
+
+    def test_a_change_the_fingerprint_cannot_see_is_saved_again(self):
+        # A list of more than 10,000 items, and a value nested 5 lists deep, changed in place: the
+        # fingerprint does not read them whole, so the module is saved at every call.
+        class Scales(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.long: List[float] = [1.0] * 10001
+                self.deep: List[List[List[List[List[float]]]]] = [[[[[1.0]]]]]
+
+            def forward(self, x):
+                return x * self.long[-1] + self.deep[0][0][0][0][0]
+
+        m = Scales()
+        self.assertIn("mul = x * 1.0", tdfx.trace(m).text)
+        m.long[-1] = 3.0
+        self.assertIn("mul = x * 3.0", tdfx.trace(m).text, "a change to the long list, in place")
+        m.deep[0][0][0][0][0] = 5.0
+        self.assertIn("add = mul + 5.0", tdfx.trace(m).text, "a change 5 containers deep, in place")
 
     def test_a_module_is_given_back_in_the_modes_it_had(self):
         net = nn.Sequential(nn.Linear(8, 8), nn.Dropout(0.5), nn.BatchNorm1d(8))

@@ -258,25 +258,21 @@ int runDiff(const DiffFlags& f, const WorkerFlags& w) {
   try {
     tdfx::ModelWorker workerA(w.limits()), workerB(w.limits());
     // Both models load and trace at once, each in its own worker (a 100k-node model takes seconds),
-    // and send only what the comparison reads (no code, no source text).
+    // and send only what the comparison reads (no code, no source text); parameters as digests,
+    // values only where the digests differ (parametersToCompare).
     // B's thread only talks to its worker; the notes are written in order once both are open, and
     // when A fails, B's worker is cancelled rather than waited for.
-    auto openingB = std::async(std::launch::async, [&workerB, &f] {
-      tdfx::TracedModel model = workerB.open(f.b, tdfx::GraphDetail::Comparison);
-      std::vector<tdfx::ParameterValues> values = workerB.parameterValues();
-      return std::make_pair(std::move(model), std::move(values));
-    });
+    auto openingB = std::async(std::launch::async, [&workerB, &f] { return workerB.open(f.b, tdfx::GraphDetail::Comparison); });
     tdfx::TracedModel a;
-    std::vector<tdfx::ParameterValues> valuesA;
     try {
       a = workerA.open(f.a, tdfx::GraphDetail::Comparison);
-      valuesA = workerA.parameterValues();
     } catch (...) {
       workerB.cancel();
       openingB.wait();
       throw;
     }
-    const auto [b, valuesB] = openingB.get();
+    const tdfx::TracedModel b = openingB.get();
+    const auto [valuesA, valuesB] = tdfx::parametersToCompare(workerA, workerB);
     noteOpened(f.a, a);
     noteOpened(f.b, b);
     const tdfx::ModelDiff diff = tdfx::diffModels(a, b, valuesA, valuesB);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <torch/script.h>
 
 #include "tdfx/worker/model_worker.h"
 #include "test_support.h"
@@ -50,6 +51,47 @@ TEST(ModelDiff, OtherWeightsDifferByTheirLargestDelta) {
     EXPECT_DOUBLE_EQ(p.maxAbsDiff, most) << p.name;
     EXPECT_GT(p.maxAbsDiff, 0);
   }
+}
+
+// parametersToCompare: weights cross the process boundary as digests, and only those whose digests
+// differ come with their values; the diff is the one all values give.
+class ParametersToCompare : public testing::ScratchDir {};
+
+TEST_F(ParametersToCompare, OnlyWeightsThatDifferAreReadByValue) {
+  const auto save = [&](const std::string& name, float second) {
+    torch::jit::Module m("__torch__.TwoWeights");
+    m.register_parameter("kept", at::arange(1000, at::kFloat), false);
+    m.register_parameter("tuned", at::full({4}, second), false);
+    m.register_buffer("steps", at::tensor({3}, at::kLong));
+    m.define("def forward(self, x):\n  return x * self.kept[0] + self.tuned[0]\n");
+    const std::string path = (dir_ / name).string();
+    m.save(path);
+    return path;
+  };
+  const std::string pathA = save("a.pt", 1.0f), pathB = save("b.pt", 1.5f);
+  ModelWorker a, b;
+  const TracedModel ma = a.open(pathA), mb = b.open(pathB);
+  const auto [pa, pb] = parametersToCompare(a, b);
+  ASSERT_EQ(pa.size(), 3u);
+  for (const auto* side : {&pa, &pb}) {
+    for (const ParameterValues& p : *side) {
+      const bool read = !p.values.empty() || !p.integers.empty();
+      EXPECT_EQ(read, p.name == "tuned") << p.name << ": only the weight that differs is read";
+      EXPECT_EQ(p.digest.has_value(), p.name != "tuned") << p.name;
+    }
+  }
+  const ModelDiff diff = diffModels(ma, mb, pa, pb);
+  const ModelDiff full = diffModels(ma, mb, a.parameterValues(), b.parameterValues());
+  EXPECT_EQ(formatModelDiff(diff, "a", "b"), formatModelDiff(full, "a", "b"));
+  ASSERT_EQ(diff.parameters.size(), 3u);
+  for (const ParameterChange& p : diff.parameters)
+    EXPECT_EQ(p.kind, p.name == "tuned" ? ParameterChange::Kind::Differs : ParameterChange::Kind::Equal) << p.name;
+  // A file against itself: no value crosses at all.
+  ModelWorker c;
+  c.open(pathA);
+  const auto [self, other] = parametersToCompare(a, c);
+  for (const ParameterValues& p : self) EXPECT_TRUE(p.values.empty() && p.integers.empty() && p.digest) << p.name;
+  EXPECT_TRUE(diffModels(ma, ma, self, other).identical());
 }
 
 TEST(ModelDiff, AnotherArchitectureHasNodesRemovedAddedAndChanged) {

@@ -53,8 +53,8 @@ void ModelLoader::load(const QString& path, const ViewOptions& options, std::sha
       std::shared_ptr<const ModelDiff> changes;
       if (previous && previous->worker->alive()) {
         try {
-          changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced,
-                                                           previous->worker->parameterValues(), worker->parameterValues()));
+          const auto [before, now] = parametersToCompare(*previous->worker, *worker);
+          changes = std::make_shared<ModelDiff>(diffModels(previous->traced, session->traced, before, now));
         } catch (const ModelFileError&) {
           // The version shown had its weights still unread when the file was rewritten: the new
           // version is shown, without the list of what changed.
@@ -88,8 +88,8 @@ void ModelLoader::compare(std::shared_ptr<ModelSession> session, const QString& 
     try {
       auto b = openSession(workerB, other, options, labelMeasure(), *layouterB);
       if (!session->worker->alive()) session->worker->open(session->traced.model.path);
-      auto diff = std::make_shared<ModelDiff>(
-          diffModels(session->traced, b->traced, session->worker->parameterValues(), workerB->parameterValues()));
+      const auto [valuesA, valuesB] = parametersToCompare(*session->worker, *workerB);
+      auto diff = std::make_shared<ModelDiff>(diffModels(session->traced, b->traced, valuesA, valuesB));
       const std::string nameA = QFileInfo(QString::fromStdString(session->traced.model.path)).fileName().toStdString();
       const std::string nameB = QFileInfo(QString::fromStdString(other)).fileName().toStdString();
       return {QString::fromStdString(formatModelDiff(*diff, nameA, nameB)), {}, diff, session, b};

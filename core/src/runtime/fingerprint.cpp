@@ -6,6 +6,8 @@
 #include <ATen/ATen.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 
+#include "tdfx/runtime/tensor_digest.h"
+
 namespace tdfx::runtime {
 namespace {
 
@@ -180,3 +182,7 @@ c10::IValue fingerprint(const c10::IValue& value, uint64_t key) {
 c10::Symbol fingerprintOperator() { return c10::Symbol::fromQualString("tdfx_verify::fingerprint"); }
 
 }  // namespace tdfx::runtime
+
+namespace tdfx {
+uint64_t tensorDigest(const at::Tensor& tensor, uint64_t key) { return runtime::tensorHash(tensor, key); }
+}  // namespace tdfx

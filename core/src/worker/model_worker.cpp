@@ -5,6 +5,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <future>
+#include <random>
+#include <set>
 
 #include "graph_json.h"
 #include "tdfx/error.h"
@@ -203,10 +206,14 @@ void applyParameterStats(Graph& graph, const std::vector<ParameterStats>& stats)
   }
 }
 
-std::vector<ParameterValues> ModelWorker::parameterValues() {
+std::vector<ParameterValues> ModelWorker::parameterValues(std::optional<uint64_t> digestKey,
+                                                          const std::vector<std::string>* valuesOf) {
   std::lock_guard<std::mutex> lock(requestMutex_);
   requireOpenModel();
-  const json answer = decode(request(json::to_cbor(json{{"op", "parameter_values"}}), limits_.requestSeconds, "parameter values"));
+  json asked{{"op", "parameter_values"}};
+  if (digestKey) asked["digest_key"] = *digestKey;
+  if (valuesOf) asked["values_of"] = *valuesOf;
+  const json answer = decode(request(json::to_cbor(asked), limits_.requestSeconds, "parameter values"));
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   std::vector<ParameterValues> out;
   for (const json& p : answer.at("parameters")) {
@@ -227,9 +234,55 @@ std::vector<ParameterValues> ModelWorker::parameterValues() {
       v.integers.resize(bytes.size() / sizeof(int64_t));
       std::memcpy(v.integers.data(), bytes.data(), bytes.size());
     }
+    if (p.contains("digest")) v.digest = p.at("digest").get<uint64_t>();
     out.push_back(std::move(v));
   }
   return out;
+}
+
+std::pair<std::vector<ParameterValues>, std::vector<ParameterValues>> parametersToCompare(ModelWorker& a, ModelWorker& b) {
+  // Drawn here, never seen by either model: two files cannot be made to collide on purpose.
+  std::random_device random;
+  const uint64_t key = (static_cast<uint64_t>(random()) << 32) ^ random();
+  const std::vector<std::string> none;
+  const auto both = [&](std::optional<uint64_t> digestKey, const std::vector<std::string>& valuesOf) {
+    auto fromB = std::async(std::launch::async, [&] { return b.parameterValues(digestKey, &valuesOf); });
+    std::vector<ParameterValues> fromA;
+    try {
+      fromA = a.parameterValues(digestKey, &valuesOf);
+    } catch (...) {
+      fromB.wait();
+      throw;
+    }
+    return std::make_pair(std::move(fromA), fromB.get());
+  };
+  auto [pa, pb] = both(key, none);
+  std::map<std::string, const ParameterValues*> inB;
+  for (const ParameterValues& p : pb) inB[p.name] = &p;
+  // Values are read for what diffModels compares by value: a name both have, of one shape.
+  std::vector<std::string> differing;
+  for (const ParameterValues& p : pa) {
+    const auto it = inB.find(p.name);
+    if (it == inB.end() || it->second->shape != p.shape) continue;
+    if (p.dtype != it->second->dtype || !p.digest || p.digest != it->second->digest) differing.push_back(p.name);
+  }
+  if (differing.empty()) return {std::move(pa), std::move(pb)};
+  auto [va, vb] = both(std::nullopt, differing);
+  const std::set<std::string> asked(differing.begin(), differing.end());
+  const auto merge = [&](std::vector<ParameterValues>& into, std::vector<ParameterValues>& read) {
+    std::map<std::string, ParameterValues*> byName;
+    for (ParameterValues& p : into) byName[p.name] = &p;
+    for (ParameterValues& p : read) {
+      const auto it = byName.find(p.name);
+      if (it == byName.end() || !asked.count(p.name)) continue;  // the others came with nothing
+      it->second->values = std::move(p.values);
+      it->second->integers = std::move(p.integers);
+      it->second->digest.reset();  // compared by value
+    }
+  };
+  merge(pa, va);
+  merge(pb, vb);
+  return {std::move(pa), std::move(pb)};
 }
 
 TorchScriptArchive ModelWorker::torchScript() {

@@ -29,6 +29,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include <ATen/ATen.h>
@@ -39,6 +40,7 @@
 
 #include "graph_json.h"
 #include "tdfx/error.h"
+#include "tdfx/runtime/tensor_digest.h"
 #include "tdfx/runtime/torchscript_export.h"
 #include "tdfx/util/crash_stage.h"
 #include "tdfx/util/display_text.h"
@@ -302,12 +304,23 @@ def forward(self, x: Tensor) -> Tensor:
   // floating tensors as doubles (exact for every float dtype), complex ones as their real and
   // imaginary parts, integers and bools as int64 (a double would round 2^53 + 1), quantized ones
   // by their integer representation.
-  json parameterValues() {
+  // With "digest_key", each parameter's digest (tensorDigest); with "values_of", values only for the
+  // parameters it names (a diff reads the values of those whose digests differ, nothing else).
+  json parameterValues(const json& req) {
     const ModelFile& m = openModel();
     json list = json::array();
+    const std::optional<uint64_t> digestKey =
+        req.contains("digest_key") ? std::optional<uint64_t>(req.at("digest_key").get<uint64_t>()) : std::nullopt;
+    std::optional<std::set<std::string>> valuesOf;
+    if (req.contains("values_of")) valuesOf = req.at("values_of").get<std::set<std::string>>();
     const auto add = [&](const std::string& name, const at::Tensor& value, bool buffer) {
       at::Tensor t = value.detach();
       json p = {{"name", name}, {"shape", t.sizes().vec()}, {"dtype", dtypeToString(t.scalar_type())}, {"buffer", buffer}};
+      if (digestKey) p["digest"] = tensorDigest(t, *digestKey);
+      if (valuesOf && !valuesOf->count(name)) {
+        list.push_back(std::move(p));
+        return;
+      }
       if (t.is_quantized()) t = t.int_repr();
       if (t.numel() > 0 && (at::isIntegralType(t.scalar_type(), /*includeBool=*/true))) {
         const at::Tensor d = t.to(at::kLong).contiguous();
@@ -347,7 +360,7 @@ def forward(self, x: Tensor) -> Tensor:
     // changed in place fails here, and in every later request (readDeferredWeights keeps the error).
     if (model && op != "open" && op != "warm" && op != "probe_sandbox") readDeferredWeights(*model);
     if (op == "read_weights") return {{"ok", true}};  // read above
-    if (op == "parameter_values") return parameterValues();
+    if (op == "parameter_values") return parameterValues(req);
     if (op == "parameter_stats") return {{"ok", true}, {"stats", parameterStats(openModel(), graphModule->graph())}};
     if (op == "open") return open(req);
     if (op == "warm") return warm();

@@ -21,6 +21,9 @@ struct ParameterValues {
   std::vector<double> values;
   /// Integer and bool values, exactly (a double rounds int64 past 2^53); empty otherwise.
   std::vector<int64_t> integers;
+  /// When asked for: tensorDigest of its bytes under the caller's key. Two parameters with equal
+  /// digests (same key) are equal without their values.
+  std::optional<uint64_t> digest;
 };
 
 /// One difference of a matched node: what differs, and its text in A and in B.

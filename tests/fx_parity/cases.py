@@ -307,6 +307,12 @@ WHOLE = [
     # Expressions alone as statements, removed by TorchScript as dead; FX records the calls.
     ("src_dead_expression_statements", "def forward(self, x):\n    x.sum(-1)\n    torch.relu(x)\n"
      "    y = x * 2\n    x.shape\n    return y"),
+    # Expressions alone that start with a bracket or an operator, and an item of a tuple target
+    # never read: TorchScript drops them as dead, FX records each where it stands.
+    ("src_dead_bracket_statements", "def forward(self, x):\n    (x + 1)\n    -x.abs()\n"
+     "    [x.sum(),\n     x.mean()]\n    return x * 2"),
+    ("src_tuple_target_dead_item", "def forward(self, x):\n    a, b = x * 2, torch.relu(x).sum(dim=(0, 1))\n"
+     "    q, k = x[..., :2], x[..., 2:]\n    return a + q.sum()"),
     ("src_callee_real", "def forward(self, x):\n    y = torch.view_as_complex(x)\n    return y.real + y.imag"),
     ("src_written_pool", "def forward(self, x):\n    return F.avg_pool2d(x, self.sizes[0])", "self.sizes = [2, 4]"),
     # Tensors inside nested container attributes (issue 56, 9): Python indexes them while FX

@@ -120,6 +120,51 @@ size_t assignedExpressionAt(const std::string& source, size_t begin, size_t end)
   return std::string::npos;
 }
 
+// The items of the tuple display written at [begin, end) (`x * 2, x + 1`): each one's text without
+// the spaces around it, split at the commas outside brackets and strings. Empty when `begin` is
+// npos.
+std::vector<std::pair<size_t, size_t>> tupleItemSpans(const std::string& source, size_t begin, size_t end) {
+  std::vector<std::pair<size_t, size_t>> items;
+  if (begin == std::string::npos) return items;
+  end = std::min(end, source.size());
+  int depth = 0;
+  char quote = 0;
+  size_t start = begin;
+  const auto close = [&](size_t at) {
+    size_t a = start, b = at;
+    while (a < b && std::isspace(static_cast<unsigned char>(source[a]))) ++a;
+    while (b > a && (std::isspace(static_cast<unsigned char>(source[b - 1])) || source[b - 1] == '\\')) --b;
+    if (a < b) items.emplace_back(a, b);
+  };
+  for (size_t i = begin; i < end; ++i) {
+    const char c = source[i];
+    if (quote) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '#') {
+      while (i < end && source[i] != '\n') ++i;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      close(i);
+      start = i + 1;
+    }
+  }
+  close(end);
+  return items;
+}
+
+// Whether an expression of this kind does something FX records (not a name, a literal or a display).
+bool doesSomething(int kind) {
+  return kind != torch::jit::TK_VAR && kind != torch::jit::TK_CONST && kind != torch::jit::TK_STRINGLITERAL &&
+         kind != torch::jit::TK_NONE && kind != torch::jit::TK_LIST_LITERAL && kind != torch::jit::TK_TUPLE_LITERAL &&
+         kind != torch::jit::TK_DICT_LITERAL;
+}
+
 // Python's keywords a statement may start with, followed by a bracket (`if(x)`): not a name.
 bool isKeyword(const std::string& name) {
   static const char* const kKeywords[] = {"if", "elif", "while", "for", "return", "assert", "raise", "del", "not",
@@ -140,17 +185,31 @@ bool mayHoldDeadStatement(TraceContext& cx, const std::string& source, jit::Grap
     const size_t end = line == std::string::npos ? source.size() : line;
     size_t i = begin;
     while (i < end && (source[i] == ' ' || source[i] == '\t')) ++i;
-    if (i == begin || i >= end || !(std::isalpha(static_cast<unsigned char>(source[i])) || source[i] == '_')) continue;
+    if (i == begin || i >= end) continue;
+    // An expression alone that starts with a bracket or a unary operator (`(x + 1)`, `-x`,
+    // `[x.sum(), x.mean()]`): it may be a statement of its own (or a continued line: the parse
+    // tells).
+    const bool bracketOrOperator = std::strchr("([{-+~", source[i]) != nullptr;
+    if (!bracketOrOperator && !(std::isalpha(static_cast<unsigned char>(source[i])) || source[i] == '_')) continue;
     const size_t nameStart = i;
     while (i < end && (std::isalnum(static_cast<unsigned char>(source[i])) || source[i] == '_')) ++i;
     const std::string name = source.substr(nameStart, i - nameStart);
     while (i < end && source[i] == ' ') ++i;
     // An expression alone (`x.sum()`, `torch.relu(x)`): a name read by a call or an attribute.
-    const bool expression = i < end && (source[i] == '.' || source[i] == '(') && !isKeyword(name);
+    const bool expression = bracketOrOperator || (i < end && (source[i] == '.' || source[i] == '(') && !isKeyword(name));
+    // A tuple target (`a, b = x * 2, x + 1`): names and commas up to the `=`. One item may be
+    // dead beside a live one on the same line, so no node starting there rules it out.
+    bool tupleTarget = false;
+    while (!expression && i < end && source[i] == ',') {
+      tupleTarget = true;
+      ++i;
+      while (i < end && (std::isalnum(static_cast<unsigned char>(source[i])) || source[i] == '_' || source[i] == ' ')) ++i;
+    }
     if (!expression) {
       if (i >= end || (source[i] != '=' && source[i] != ':') || (i + 1 < end && source[i + 1] == '=')) continue;
       const size_t rhs = assignedExpressionAt(source, i, end);
       if (rhs == std::string::npos || source.find_first_of("([+-*/%@&|^<>~", rhs) >= end) continue;
+      if (tupleTarget) return true;
     }
     if (!collected) {
       forEachNode(g.block(), [&](jit::Node* node) {
@@ -380,13 +439,20 @@ const std::vector<DeadRead>& deadReads(TraceContext& cx, const jit::Function& fn
         // them all before assigning any).
         const auto targets = torch::jit::TupleLiteral(assign.lhs()).inputs();
         const auto values = torch::jit::TupleLiteral(assign.rhs().get()).inputs();
+        const std::vector<std::pair<size_t, size_t>> items =
+            tupleItemSpans(source, assignedExpressionAt(source, stmt.range().start(), end), end);
         for (size_t k = 0; k < targets.size() && targets.size() == values.size(); ++k) {
           if (targets[k].kind() != torch::jit::TK_VAR) continue;
           const std::string name = torch::jit::Var(targets[k]).name().name();
-          if (const auto read = readOfName(values[k]))
+          if (const auto read = readOfName(values[k])) {
             addRead(read->first, read->second.second, read->second.first, "", name);
-          else if (const auto field = fieldReadOfName(values[k]))
+          } else if (const auto field = fieldReadOfName(values[k])) {
             addRead(field->first, 0, "", field->second, name);
+          } else if (items.size() == values.size() && doesSomething(values[k].kind())) {
+            // An item that computes (`b` of `a, b = x * 2, x + 1`, never read): a statement of
+            // its own, its text the item's.
+            addStatement(items[k].first, items[k].second, items[k].first, name);
+          }
         }
       }
       if (assign.lhs_list().size() != 1 || assign.lhs().kind() != torch::jit::TK_VAR || !assign.rhs().present()) {

@@ -365,8 +365,12 @@ class Generator:
             # Dead statements that are not reads: an operation overwritten, a call never read.
             (["h{v} = {a} * 2.5 + {b}", "h{v} = torch.sigmoid({b}) - {a}", "{v} = h{v}.abs()"], [0]),
             (["s{v} = {a}.reshape(-1).sum(0, keepdim=True)", "n{v} = -{b}.mean(dim=-1)", "{v} = {a} + {b}"], [0, 1]),
-            # Expressions alone as statements.
+            # Expressions alone as statements, also starting with a bracket or an operator, and
+            # an item of a tuple target never read (it reads `a`, which the live item reads too:
+            # a value that only dead statements read is dead itself, and FX records the statement
+            # that made it wherever it stands, a `with` block included, which tdfx does not yet).
             (["{a}.abs().sum(-1)", "torch.tanh({b})", "{v} = {a} - {b}"], [0, 1]),
+            (["({a} + {b})", "-{a}.abs()", "{v}, d{v} = {a} * 2, {a}.sum(dim=(0, 1))"], [0, 1]),
         ])
         return Stmt([line.format(a=a, b=b, v=v) for line in form], v, [a, b], idiom="overwritten", dead=dead)
 

@@ -10,6 +10,7 @@
 #include "call_form.h"
 #include "tdfx/ir/fx_tables.h"
 #include "tdfx/ir/fx_target.h"
+#include "tdfx/util/dtype.h"
 
 namespace tdfx::trace {
 
@@ -38,6 +39,15 @@ class Evaluation {
         return v ? std::optional<Value>(*v) : std::nullopt;
       }
       case K::Attribute: {
+        // `torch.float64` (or an alias, `torch.double`): Python's dtype object, which FX prints
+        // as its canonical name.
+        if (const auto name = py::dottedName(e); name && name->rfind("torch.", 0) == 0) {
+          try {
+            return Value(Argument(parseDtype(name->substr(6))));
+          } catch (const std::exception&) {
+            // not a dtype (torch.strided, torch.channels_last): not run here
+          }
+        }
         auto object = argument(*e.items[0]);
         if (!object || !object->isNode()) return std::nullopt;  // a module's or a Python value's: not run here
         return Value(ProxyAttribute{object->node(), e.text});

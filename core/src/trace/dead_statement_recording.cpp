@@ -184,7 +184,16 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
         const auto at = cx.source.userSource(use.user);
         if (at && at->builtinDef.empty() && (!loc || at->start < loc->start)) loc = at;
       }
-    if (!loc || !loc->builtinDef.empty()) return;
+    if (loc && !loc->builtinDef.empty()) {
+      // A node of TorchScript's own builtin functions (`2 * x` runs `def mul(a : int, b : Tensor)`)
+      // carries that function's range, not the user's. Live, it is code after any statement whose
+      // kept call was converted: everything else such a statement did is dead, and what fed its
+      // call was converted before the call.
+      for (PartlyDeadStatement& statement : frame.partlyDead) recordPartlyDead(cx, statement, frame);
+      frame.partlyDead.clear();
+      return;
+    }
+    if (!loc) return;
     before = loc->start;
   }
   // A statement whose kept call is converted is recorded once the code goes on outside it.

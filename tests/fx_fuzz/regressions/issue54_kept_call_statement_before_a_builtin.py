@@ -10,18 +10,6 @@ import torch.nn.functional as F
 import torch.nn.functional as fn
 
 
-def _fz_affine(t, n: int):
-    return t * n + 1
-
-
-class _FzScale(nn.Module):
-    def __init__(self, m: torch.Tensor):
-        super().__init__()
-        self.register_buffer("m", m)
-
-    def forward(self, t):
-        return t * self.m
-
 class P0(nn.Module):
     def __init__(self):
         super().__init__()

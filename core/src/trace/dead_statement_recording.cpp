@@ -4,6 +4,7 @@
 // it kept as a call's outputs); any other statement is run by the source evaluator over the values
 // its names hold there.
 #include <algorithm>
+#include <cctype>
 
 #include "dead_statements.h"
 
@@ -169,6 +170,29 @@ bool recordStoredItemRead(TraceContext& cx, const DeadRead& dead, Frame& frame) 
   return true;
 }
 
+// Where a call TorchScript compiled without a source range was written (a staticmethod's
+// prim::CallFunction carries `:0:0`): the first `NAME(` after the last node of the function's own
+// level that has one. Its callee's nodes carry offsets in the callee's text, so without this the
+// statements before the call would be recorded after the callee's nodes.
+std::optional<size_t> callSiteOf(TraceContext& cx, const jit::Node* node, const Frame& frame) {
+  if (!frame.function) return std::nullopt;
+  std::string name;
+  if (node->kind() == c10::prim::CallMethod) {
+    name = node->s(c10::attr::name);
+  } else if (node->kind() == c10::prim::CallFunction) {
+    const auto fn = node->input(0)->type()->cast<c10::FunctionType>();
+    if (fn) name = fn->function()->name();
+  }
+  if (name.empty()) return std::nullopt;
+  const std::string& text = statementsOf(cx, *frame.function).source;
+  const auto isNameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name, frame.lastMadeAt); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t after = text.find_first_not_of(" \t", at + name.size());
+    if ((at == 0 || !isNameChar(text[at - 1])) && after != std::string::npos && text[after] == '(') return at;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
@@ -177,6 +201,8 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
   if (node) {
     if (node->kind() == c10::prim::Constant) return;
     auto loc = cx.source.userSource(node);
+    // A range of no text (`:0:0`, as TorchScript gives a staticmethod's call) says nothing of where.
+    if (loc && loc->file.empty() && loc->window.empty()) loc.reset();
     // A read of `self.NAME` TorchScript made without a range (a parameter's get_attr) stands where
     // the code first uses it: FX makes the node there.
     if (!loc && node->kind() == c10::prim::GetAttr)
@@ -193,8 +219,14 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
       frame.partlyDead.clear();
       return;
     }
-    if (!loc) return;
-    before = loc->start;
+    if (loc) {
+      before = loc->start;
+      frame.lastMadeAt = std::max(frame.lastMadeAt, before);
+    } else if (auto site = callSiteOf(cx, node, frame)) {
+      before = *site;
+    } else {
+      return;
+    }
   }
   // A statement whose kept call is converted is recorded once the code goes on outside it.
   for (auto it = frame.partlyDead.begin(); it != frame.partlyDead.end();) {

@@ -103,6 +103,9 @@ struct Frame {
   /// Statements with a kept call whose value TorchScript removed, to record once the code after
   /// them is reached.
   std::vector<PartlyDeadStatement> partlyDead;
+  /// Where the last node of this call's own level with a user range was made (offset in the
+  /// function's source): a call TorchScript gave no range (a staticmethod's) is looked for after it.
+  size_t lastMadeAt = 0;
 };
 
 /// What one trace knows besides the values of the call being converted: where the user's code is,

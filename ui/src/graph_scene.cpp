@@ -308,6 +308,14 @@ class NodeItem : public QGraphicsItem {
   void setHighlighted(bool on) {
     if (on == highlighted_) return;  // an update() would re-render the cached item
     highlighted_ = on;
+    lookChanged();
+  }
+  /// Repaints the node in every view. Qt keeps a device cache per view but one "exposed" mark per
+  /// item, which the first view to paint clears: the main view and the overview drew the same node
+  /// in two looks until a zoom re-rendered it (issue 57, A). Dropping the cache repaints it in all.
+  void lookChanged() {
+    setCacheMode(NoCache);
+    setCacheMode(DeviceCoordinateCache);
     update();
   }
   const QString& id() const { return id_; }
@@ -318,27 +326,31 @@ class NodeItem : public QGraphicsItem {
     const unsigned next = on ? (marks_ | mark) : (marks_ & ~mark);
     if (next == marks_) return;
     marks_ = next;
-    update();
+    lookChanged();
   }
   void setHeat(double fraction) {
     if (fraction == heat_) return;
     heat_ = fraction;
-    update();
+    lookChanged();
   }
 
  protected:
   void hoverEnterEvent(QGraphicsSceneHoverEvent*) override {
     hovered_ = true;
-    update();
+    lookChanged();
     if (auto* s = dynamic_cast<GraphScene*>(scene())) s->setEdgesHighlighted(id_, true);
   }
   void hoverLeaveEvent(QGraphicsSceneHoverEvent*) override {
     hovered_ = false;
-    update();
+    lookChanged();
     if (auto* s = dynamic_cast<GraphScene*>(scene()); s && !isSelected()) {
       s->setEdgesHighlighted(id_, false);
       s->setEdgesHighlighted(s->selectedNode(), true);  // an edge shared with the selection stays lit
     }
+  }
+  QVariant itemChange(GraphicsItemChange change, const QVariant& value) override {
+    if (change == ItemSelectedHasChanged) lookChanged();  // the selection's outline
+    return QGraphicsItem::itemChange(change, value);
   }
   void mouseDoubleClickEvent(QGraphicsSceneMouseEvent*) override {
     if (auto* s = dynamic_cast<GraphScene*>(scene())) Q_EMIT s->nodeActivated(id_);

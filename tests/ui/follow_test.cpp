@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QTextBlock>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -86,6 +87,42 @@ TEST(FollowFile, ARewriteIsReopenedWhereTheViewWasWithItsChangesMarked) {
   w.changesList()->setCurrentRow(row);
   EXPECT_EQ(w.scene()->selectedNode(), "fc1");
   EXPECT_EQ(w.findNext(QString()), "fc2");  // F3 walks the changes
+
+  // Another model opened: the list was of the other file's versions (issue 57, C: it stayed, and
+  // its rows selected nothing).
+  ASSERT_TRUE(openAndWait(w, fixture("scoped.pt")));
+  EXPECT_EQ(w.changesList()->count(), 0);
+  EXPECT_TRUE(w.changesList()->parentWidget()->isHidden()) << "the Changes tab is folded away";
+  EXPECT_TRUE(w.scene()->markedNodes(GraphScene::DiffWeights).isEmpty());
+}
+
+TEST(FollowFile, ANewStartShowsVerifyNotTheLastSessionsChangesTab) {
+  // Issue 57, C: the Changes tab, open when the window was closed, came back empty in front of
+  // Verify at the next start (the window's saved state).
+  QTemporaryDir settingsDir;  // this test's own settings, not the user's
+  QSettings::setDefaultFormat(QSettings::IniFormat);
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+  QCoreApplication::setOrganizationName(QStringLiteral("tdfx-test"));
+  {
+    MainWindow before(/*interactive=*/true);
+    before.show();
+    auto* changes = before.findChild<QDockWidget*>(QStringLiteral("changesDock"));
+    ASSERT_TRUE(changes);
+    changes->show();
+    changes->raise();
+    QTest::qWait(20);
+    before.close();  // saves the window's state
+  }
+  MainWindow w(/*interactive=*/true);
+  w.show();
+  QTest::qWait(50);
+  const auto* changes = w.findChild<QDockWidget*>(QStringLiteral("changesDock"));
+  const auto* verify = w.findChild<QDockWidget*>(QStringLiteral("verify"));
+  ASSERT_TRUE(changes && verify);
+  EXPECT_FALSE(changes->isVisible());
+  EXPECT_TRUE(verify->isVisible());
+  EXPECT_FALSE(verify->visibleRegion().isEmpty()) << "Verify is behind another tab";
+  QCoreApplication::setOrganizationName(QString());
 }
 
 TEST(FollowFile, TheChangesPanelShowsItsRowsWhole) {

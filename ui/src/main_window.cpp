@@ -8,6 +8,7 @@
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
 
+#include <QListWidget>
 #include <QDialog>
 #include <QFontDatabase>
 #include <QDockWidget>
@@ -216,6 +217,9 @@ void MainWindow::showLoaded(const LoadOutcome& outcome) {
     keys_->clear();
   }
   diffMarks_ = {};  // a reload's changes are marked again after this
+  // They were the previous version's (or another file's): a reload lists its own after this.
+  changesList_->clear();
+  changesList_->parentWidget()->hide();
   // The previous model's query and count mean nothing here. Not behind a signal blocker: the
   // field's clear button follows its textChanged signal, and stayed on an empty field.
   search_->clear();

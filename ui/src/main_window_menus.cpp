@@ -1,4 +1,5 @@
 // MainWindow's menus, context menu, settings, recent files, theme, drag and drop and export.
+#include <QListWidget>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -232,6 +233,9 @@ void MainWindow::restoreSettings() {
   recent_->restore();
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("windowState")).toByteArray(), kWindowStateVersion);
+  // The Changes tab lists a reload's changes: saved open, it came back empty, in front of Verify
+  // (issue 57, C). It opens with the next reload.
+  if (changesList_) changesList_->parentWidget()->hide();
   keepOnScreen();
   options_.style = settings.value(QStringLiteral("style")).toString() == QStringLiteral("fx") ? ViewStyle::Fx : ViewStyle::Tdfx;
   options_.rankdir = settings.value(QStringLiteral("rankdir")).toString() == QStringLiteral("LR") ? "LR" : "TB";

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "support/synthetic_graph.h"
+#include "support/test_paths.h"
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
@@ -207,6 +208,31 @@ TEST(ViewOptions, ShapeArithmeticIsOneShapeNodePerUseThatADoubleClickOpens) {
   ASSERT_TRUE(relayoutAndWait(w, [&] { w.setShapeArithmeticShown(false); }));
   EXPECT_NE(scene.nodeItem(QStringLiteral("shape:reshape")), nullptr) << "off folds every use again";
   EXPECT_EQ(scene.nodeItem(QStringLiteral("floordiv")), nullptr);
+}
+
+}  // namespace
+}  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+// Issue 57, D: View > FX style with nothing selected left the view where the tdfx picture had
+// been, on empty canvas (mobilenet_v3_small), until View > Fit.
+TEST(ViewOptions, AStyleChangeWithNothingSelectedShowsTheGraph) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/mobilenet_v3_small.pt"));
+  ASSERT_TRUE(w.scene()->selectedNode().isEmpty());
+  for (const ViewStyle style : {ViewStyle::Fx, ViewStyle::Tdfx, ViewStyle::Fx}) {
+    ASSERT_TRUE(relayoutAndWait(w, [&] { w.setStyle(style); }));
+    QTest::qWait(20);
+    int nodesInSight = 0;
+    for (const ViewNode& n : w.session()->view.nodes)
+      if (const QGraphicsItem* item = w.scene()->nodeItem(QString::fromStdString(n.id)); item && inSight(*w.view(), item))
+        ++nodesInSight;
+    EXPECT_GE(nodesInSight, 2) << "style " << (style == ViewStyle::Fx ? "fx" : "tdfx") << ": the view is on empty canvas";
+  }
 }
 
 }  // namespace

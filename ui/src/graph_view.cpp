@@ -248,10 +248,16 @@ void GraphView::showStart() {
   resetTransform();
   scale(s, s);
   const double halfW = viewport()->width() / (2 * s), halfH = viewport()->height() / (2 * s);
-  if (tall) centerOn(r.center().x(), r.top() + halfH);
-  // A wide top-to-bottom graph (Swin's stages step right and down) starts at its top left corner,
-  // where the input is; its vertical middle can be empty.
-  else centerOn(r.left() + halfW, r.top() + halfH);
+  // Where the graph starts: the nodes in its top band, centred, or from their left when they are
+  // wider than the view. The middle of the graph's width can be empty: a wide top-to-bottom graph
+  // (Swin's stages step right and down), and the FX style's column of weights beside a tall chain
+  // (mobilenet_v3_small: the view sat on empty canvas, issue 57, D).
+  QRectF start;
+  for (const QGraphicsItem* item : scene()->items(QRectF(r.left(), r.top(), r.width(), 2 * halfH), Qt::IntersectsItemBoundingRect))
+    if (!item->data(0).toString().isEmpty()) start = start.united(item->sceneBoundingRect());  // nodes only
+  double x = tall ? r.center().x() : r.left() + halfW;
+  if (!start.isEmpty()) x = start.width() > 2 * halfW ? start.left() + halfW : start.center().x();
+  centerOn(x, r.top() + halfH);
   scaleChanged();
 }
 

@@ -10,12 +10,17 @@
 #include <QScrollBar>
 #include <QTextBlock>
 #include <QTest>
+#include <QWheelEvent>
+#include <QSpinBox>
+#include <QPushButton>
+#include <QLabel>
 #include <gtest/gtest.h>
 
 #include "tdfx/ui/graph_scene.h"
 #include "tdfx/ui/graph_view.h"
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/minimap.h"
+#include "tdfx/ui/verify_panel.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
 #include "support/test_paths.h"
@@ -157,6 +162,54 @@ TEST(WindowRoom, ASmallWindowLeavesTheGraphItsShare) {
   EXPECT_FALSE(verify->isHidden());
   EXPECT_GE(w.view()->height(), 0.4 * w.height());
   EXPECT_GE(verify->height(), 80);
+}
+
+// Whether `widget` is drawn whole in its window: shown, not covered by the scroll of a parent.
+bool wholeInSight(const QWidget* widget) {
+  return widget->isVisible() && widget->visibleRegion().boundingRect() == widget->rect();
+}
+
+// Issue 57, E: at 1400x900 and 1600x980 with fresh settings, Verify's Run button and its verdict
+// were below the fold of the scrolled dock; the wheel over the dock changed the seed.
+TEST(WindowRoom, VerifysRunButtonAndVerdictAreAlwaysInSightAndTheWheelLeavesTheSeed) {
+  for (const QSize size : {QSize(1400, 900), QSize(1600, 980), QSize(1100, 700)}) {
+    MainWindow w(/*interactive=*/false);
+    w.resize(size);
+    w.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+    ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/resnet18.pt"));
+    QTest::keyClick(&w, Qt::Key_F5);
+    ASSERT_TRUE(verifyAndWait(w));
+    QTest::qWait(50);
+    const QPushButton* run = nullptr;
+    for (const QPushButton* b : w.verifyPanel()->findChildren<QPushButton*>())
+      if (b->text().startsWith(QStringLiteral("Run"))) run = b;
+    ASSERT_NE(run, nullptr);
+    EXPECT_TRUE(wholeInSight(run)) << size.width() << "x" << size.height() << ": the Run button";
+    const QLabel* verdict = nullptr;
+    for (const QLabel* l : w.verifyPanel()->findChildren<QLabel*>())
+      if (l->text().contains(QStringLiteral("PASSED"))) verdict = l;
+    ASSERT_NE(verdict, nullptr) << w.verifyPanel()->summary().toStdString();
+    EXPECT_TRUE(wholeInSight(verdict)) << size.width() << "x" << size.height() << ": the verdict";
+  }
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, fixture("plain.pt")));
+  QSpinBox* seed = w.verifyPanel()->seedBox();
+  ASSERT_TRUE(seed->isEnabled());
+  seed->setValue(5);
+  w.view()->setFocus();
+  QWheelEvent down(QPointF(5, 5), seed->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, -120), Qt::NoButton,
+                   Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(seed, &down);
+  EXPECT_EQ(seed->value(), 5) << "a wheel passing over the seed changed it";
+  seed->setFocus();  // clicked into: the wheel is the user's way to change it
+  QWheelEvent up(QPointF(5, 5), seed->mapToGlobal(QPointF(5, 5)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                 Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(seed, &up);
+  EXPECT_EQ(seed->value(), 6);
 }
 
 // Issue 36, defect 13: back at full size after a small window, the docks stayed narrow, Verify cut

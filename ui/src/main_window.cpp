@@ -4,6 +4,7 @@
 #include "tdfx/ui/model_loader.h"
 #include "tdfx/ui/recent_files.h"
 #include "view_toggles.h"
+#include "wheel_focus.h"
 #include "tdfx/ui/code_panel.h"
 #include "tdfx/ui/search_controller.h"
 #include "tdfx/ui/selection_history.h"
@@ -73,6 +74,7 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   connect(recent_, &RecentFiles::chosen, this, &MainWindow::openFile);
   toggles_ = std::make_unique<ViewToggles>();
   QSpinBox* depthBox = toggles_->depth = new QSpinBox(this);
+  wheelOnlyWhenFocused(depthBox);  // a wheel over the toolbar does not change the depth
   layouts_ = new Relayouter(this);
   loader_ = new ModelLoader(this);
   exports_ = new ExportJobs(this);
@@ -91,13 +93,8 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   tabifyDockWidget(inspectorDock, modelDock);  // the inspector in front; the Model tab beside it
   inspectorDock->raise();
   QDockWidget* keysDock = addDock(this, tr("Keys"), QStringLiteral("keys"), keys_, Qt::LeftDockWidgetArea);
-  // Scrolled when the window is small: its inputs, options and results must not take the graph's
-  // place (at 710x444 the graph was 80 px tall and the hint ran into the status bar).
-  auto* verifyScroll = new QScrollArea(this);
-  verifyScroll->setWidget(verify_);
-  verifyScroll->setWidgetResizable(true);
-  verifyScroll->setFrameShape(QFrame::NoFrame);
-  QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verifyScroll, Qt::BottomDockWidgetArea);
+  // The panel scrolls its own inputs, options and results, under a bar that stays in sight.
+  QDockWidget* verifyDock = addDock(this, tr("Verify"), QStringLiteral("verify"), verify_, Qt::BottomDockWidgetArea);
   dockShare_->foldBelow(verifyDock, 600);  // F5 or View > Panels > Verify brings it back
   // The graph gets most of the window; restoreSettings() may replace these sizes.
   resizeDocks({keysDock, codeDock}, {200, 440}, Qt::Horizontal);

@@ -17,6 +17,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QStackedWidget>
 #include <QToolButton>
 #include <QPushButton>
@@ -26,6 +27,7 @@
 #include <QtConcurrent/QtConcurrent>
 
 #include "error_text.h"
+#include "wheel_focus.h"
 #include "tdfx/error.h"
 #include "tdfx/ui/model_session.h"
 #include "tdfx/util/dtype.h"
@@ -132,12 +134,6 @@ VerifyPanel::VerifyPanel(QWidget* parent)
                                                     tr("PyTorch files (*.pt *.pth);;All files (*)")));
   });
   settings->addRow(rowButtons);
-  // Run and Cancel share a row, and what appears only during a run keeps its space while hidden:
-  // a run must not make the dock taller (a dock grows to its content and never shrinks back).
-  auto* runRow = new QHBoxLayout;
-  runRow->addWidget(runButton_, 1);
-  runRow->addWidget(cancelButton_);
-  settings->addRow(runRow);
   cancelButton_->setToolTip(tr("Stop the run: the model's worker process is killed, and started again for the next run"));
   connect(cancelButton_, &QPushButton::clicked, this, &VerifyPanel::cancel);
   pool_.setMaxThreadCount(1);
@@ -176,17 +172,37 @@ VerifyPanel::VerifyPanel(QWidget* parent)
   connect(detailButton_, &QToolButton::toggled, this,
           [this](bool on) { resultStack_->setCurrentWidget(on ? static_cast<QWidget*>(detail_) : results_); });
 
-  auto* top = new QHBoxLayout;
+  // The run's bar on top, always in sight: Run, Cancel, the busy bar, the verdict and Details
+  // (issue 57, E: at 1400x900 the button and the verdict were below the fold of a scrolled dock).
+  // What appears only during a run keeps its space while hidden: a run must not move the verdict.
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(runButton_);
+  bar->addWidget(cancelButton_);
+  bar->addWidget(progress_);
+  bar->addWidget(summary_, 1);
+  bar->addWidget(detailButton_);
+  // The inputs, options and results below it scroll when the dock is short: they must not take
+  // the graph's place (at 710x444 the graph was 80 px tall and the hint ran into the status bar).
+  auto* body = new QWidget;
+  auto* top = new QHBoxLayout(body);
+  top->setContentsMargins(0, 0, 0, 0);
   top->addWidget(inputs_, 3);
   top->addLayout(settings, 2);
   top->addWidget(resultStack_, 5);
-  auto* bottom = new QHBoxLayout;  // QFormLayout drops hidden rows: the busy bar lives here
-  bottom->addWidget(summary_, 1);
-  bottom->addWidget(progress_);
-  bottom->addWidget(detailButton_);
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName(QStringLiteral("verifyBody"));
+  scroll->setWidget(body);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setMinimumHeight(24);  // the bar is what must fit; a short dock scrolls the rest
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(top);
-  layout->addLayout(bottom);
+  layout->setContentsMargins(6, 4, 6, 4);
+  layout->addLayout(bar);
+  layout->addWidget(scroll, 1);
+  // A wheel turned to scroll the panel must not change the seed or a tolerance it passes over.
+  for (QAbstractSpinBox* box : {static_cast<QAbstractSpinBox*>(seed_), static_cast<QAbstractSpinBox*>(atol_),
+                                static_cast<QAbstractSpinBox*>(rtol_)})
+    wheelOnlyWhenFocused(box);
   connect(runButton_, &QPushButton::clicked, this, &VerifyPanel::run);
   connect(&watcher_, &QFutureWatcher<VerifyRun>::finished, this, &VerifyPanel::onFinished);
   setSession(nullptr);

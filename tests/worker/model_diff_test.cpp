@@ -53,6 +53,25 @@ TEST(ModelDiff, OtherWeightsDifferByTheirLargestDelta) {
   }
 }
 
+// Issue 57, F: a lone TensorDictModule's archive names its weights "module.conv1.weight" (the
+// user's module is its `module`), while the graph's call_module targets are "conv1", as tensordict
+// traces it: tdfx.show's changed weight was listed, but marked no node and its row selected none.
+TEST(ModelDiff, AChangedWeightOfATensorDictModuleMarksItsNode) {
+  Opened a("conv_bn.pt"), b("conv_bn.pt");
+  const auto changed = std::find_if(b.values.begin(), b.values.end(),
+                                    [](const ParameterValues& p) { return p.name == "module.conv1.weight"; });
+  ASSERT_NE(changed, b.values.end());
+  changed->values[0] += 0.5;
+  const ModelDiff diff = diffModels(a.model, b.model, a.values, b.values);
+  EXPECT_EQ(diff.marksA.weights, std::vector<std::string>{"conv1"});
+  EXPECT_EQ(diff.marksB.weights, std::vector<std::string>{"conv1"});
+  const auto row = std::find_if(diff.parameters.begin(), diff.parameters.end(),
+                                [](const ParameterChange& p) { return p.kind != ParameterChange::Kind::Equal; });
+  ASSERT_NE(row, diff.parameters.end());
+  EXPECT_EQ(row->name, "module.conv1.weight");
+  EXPECT_EQ(row->usedBy, std::vector<std::string>{"conv1"});
+}
+
 // parametersToCompare: weights cross the process boundary as digests, and only those whose digests
 // differ come with their values; the diff is the one all values give.
 class ParametersToCompare : public testing::ScratchDir {};

@@ -201,23 +201,37 @@ class NodeMatching {
 // every weight differs asks one lookup per prefix, not one walk of the graph per parameter.
 class NodesUsing {
  public:
-  explicit NodesUsing(const Graph& graph) {
-    for (const auto& n : graph.nodes())
+  explicit NodesUsing(const TracedModel& model) {
+    for (const auto& n : model.traced.graph->nodes())
       if (n->op() == OpKind::CallModule || n->op() == OpKind::GetAttr) byTarget_[n->target()].push_back(n.get());
+    // A lone TensorDictModule's archive holds the user's module as its `module` attribute
+    // ("module.fc.weight"), while the graph's targets are relative to it, as tensordict's
+    // symbolic_trace makes them ("fc"): tdfx.show's changed weights marked no node (issue 57, F).
+    // A sequential's names are its targets already ("0.module.fc1.weight").
+    if (model.model.hasTensorDictMetadata) wrapperPrefix_ = "module.";
   }
-  /// Appends the names of the nodes using `name`, in graph order.
+  /// Appends the names of the nodes using parameter or buffer `name` (as the archive names it), in
+  /// graph order.
   void add(const std::string& name, std::vector<std::string>& out) const {
-    std::vector<const Node*> found;
-    for (size_t end = name.size(); end != std::string::npos && end > 0; end = name.rfind('.', end - 1)) {
-      const auto it = byTarget_.find(name.substr(0, end));
-      if (it != byTarget_.end()) found.insert(found.end(), it->second.begin(), it->second.end());
-    }
+    std::vector<const Node*> found = nodesOf(name);
+    if (found.empty() && !wrapperPrefix_.empty() && name.compare(0, wrapperPrefix_.size(), wrapperPrefix_) == 0)
+      found = nodesOf(name.substr(wrapperPrefix_.size()));
     std::sort(found.begin(), found.end(), [](const Node* x, const Node* y) { return x->index() < y->index(); });
     for (const Node* n : found) out.push_back(n->name());
   }
 
  private:
+  // The call_module and get_attr nodes of `name`'s module or of any module holding it.
+  std::vector<const Node*> nodesOf(const std::string& name) const {
+    std::vector<const Node*> found;
+    for (size_t end = name.size(); end != std::string::npos && end > 0; end = name.rfind('.', end - 1)) {
+      const auto it = byTarget_.find(name.substr(0, end));
+      if (it != byTarget_.end()) found.insert(found.end(), it->second.begin(), it->second.end());
+    }
+    return found;
+  }
   std::unordered_map<std::string, std::vector<const Node*>> byTarget_;
+  std::string wrapperPrefix_;
 };
 
 void sortUnique(std::vector<std::string>& v) {
@@ -308,7 +322,7 @@ ModelDiff diffModels(const TracedModel& a, const TracedModel& b, const std::vect
   }
   for (const ParameterValues& p : pb)
     if (!inA.count(p.name)) diff.parameters.push_back({p.name, ParameterChange::Kind::Added, p.isBuffer, 0, {}, {}});
-  const NodesUsing usingA(ga), usingB(gb);
+  const NodesUsing usingA(a), usingB(b);
   for (ParameterChange& p : diff.parameters) {
     if (p.kind == ParameterChange::Kind::Equal) continue;
     (p.kind == ParameterChange::Kind::Added ? usingB : usingA).add(p.name, p.usedBy);

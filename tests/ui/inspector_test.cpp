@@ -13,6 +13,7 @@
 #include "tdfx/ui/main_window.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 
 namespace tdfx::ui {
 namespace {
@@ -172,6 +173,53 @@ TEST(Inspector, CompareWithAnotherFileReportsAndMarksTheChangedNodes) {
   // Marked as compare marks them (fill and badge), not with the search's halo (issue 36, defect 8).
   EXPECT_EQ(w.scene()->markedNodes(GraphScene::DiffWeights), w.searchMatches());
   EXPECT_TRUE(w.scene()->markedNodes(GraphScene::SearchMatch).isEmpty());
+}
+
+}  // namespace
+}  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+// Issue 57, G: a click on the empty canvas cleared the picture's selection, but the inspector and
+// the code kept the old node; an overlay toggled then sent the view back to the top.
+TEST(Inspector, AClickOnEmptyCanvasClearsTheInspectorAndTheViewStaysWhereItWas) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/resnet18.pt"));
+  const QString node = QStringLiteral("layer3_1_conv2");
+  ASSERT_NE(w.scene()->nodeItem(node), nullptr);
+  w.view()->setZoom(1.0);
+  w.selectNode(node);
+  w.view()->centerOn(w.scene()->nodeItem(node));
+  QTest::qWait(20);
+  ASSERT_FALSE(w.inspector()->toPlainText().isEmpty());
+  ASSERT_FALSE(w.codeEditor()->extraSelections().isEmpty());
+  // An empty spot in sight: left of every node in the band the view shows.
+  const QGraphicsItem* item = w.scene()->nodeItem(node);
+  QPoint empty = w.view()->mapFromScene(item->sceneBoundingRect().center()) + QPoint(0, 0);
+  for (int x = 5; x < w.view()->viewport()->width(); x += 10) {
+    const QPoint at(x, empty.y());
+    if (w.view()->items(at).isEmpty()) {
+      empty = at;
+      break;
+    }
+  }
+  ASSERT_TRUE(w.view()->items(empty).isEmpty());
+  QTest::mouseClick(w.view()->viewport(), Qt::LeftButton, {}, empty);
+  QTest::qWait(20);
+  EXPECT_TRUE(w.scene()->selectedNode().isEmpty());
+  EXPECT_TRUE(w.inspector()->toPlainText().isEmpty()) << w.inspector()->toPlainText().left(200).toStdString();
+  EXPECT_TRUE(w.codeEditor()->extraSelections().isEmpty()) << "the code still marks the old node";
+  // An overlay that lays the picture out again keeps the view where it was, with nothing selected.
+  ASSERT_TRUE(relayoutAndWait(w, [&] { w.setChecksShown(true); }));
+  QTest::qWait(20);
+  EXPECT_TRUE(w.scene()->selectedNode().isEmpty());
+  const QRectF shown = w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect();
+  EXPECT_TRUE(shown.contains(w.scene()->nodeItem(node)->sceneBoundingRect().center()))
+      << "the view moved away (to the top?): shown from y " << shown.top();
 }
 
 }  // namespace

@@ -49,8 +49,17 @@ TEST(SelectionHistory, TheWindowsOwnSelectionsAndTheSameNodeRedrawnAreNoSteps) {
   const SelectionHistory::Shown inLayer1 = [](const QString& id) { return id == "conv1" ? QStringLiteral("scope:layer1") : id; };
   h.selected(QStringLiteral("scope:layer1"), inLayer1);
   EXPECT_FALSE(h.canGoBack());
-  h.selected(QString(), itself);  // nothing selected: no step
+  {
+    const SelectionHistory::Revisiting redrawn(h);
+    h.selected(QString(), itself);  // the picture redrawn: the selection lost with it is no step
+  }
+  EXPECT_EQ(h.current(), QStringLiteral("conv1"));
   EXPECT_FALSE(h.canGoBack());
+  // The user clearing it (issue 57, G): nothing current, and Back returns to the node.
+  h.selected(QString(), itself);
+  EXPECT_TRUE(h.current().isEmpty());
+  ASSERT_TRUE(h.canGoBack());
+  EXPECT_EQ(h.step(true, [](const QString&) { return true; }), QStringLiteral("conv1"));
 }
 
 TEST(SelectionHistory, EntriesNotDrawnNowArePassedOverAndKeptInOrder) {

@@ -118,7 +118,12 @@ void MainWindow::showNode(const QString& id) {
   // same node drawn inside a collapsed module after a relayout) is not, and keeps the node the
   // user chose, so expanding the module again shows that node, not the module.
   history_->selected(id, [this](const QString& entry) { return shownAs(entry); });
-  if (!session_ || id.isEmpty()) return;
+  if (!session_) return;
+  if (id.isEmpty()) {
+    // The user cleared it (not the picture redrawn): the inspector and the code show no node.
+    if (!history_->revisiting()) clearInspector();
+    return;
+  }
   inspectViewNode(inspector_, *session_, id);
   const Node* node = session_->graph().findNode(id.toStdString());
   if (!node) {

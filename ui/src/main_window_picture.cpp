@@ -2,6 +2,7 @@
 // direction or hierarchy changes (laid out off the GUI thread by the Relayouter), and which view
 // node shows an IR node.
 #include <QGraphicsItem>
+#include <QLineF>
 
 #include "status_line.h"
 #include "tdfx/ui/graph_scene.h"
@@ -9,12 +10,34 @@
 #include "tdfx/ui/main_window.h"
 #include "tdfx/ui/relayouter.h"
 #include "tdfx/ui/search_controller.h"
+#include "tdfx/ui/selection_history.h"
 #include "view_toggles.h"
 
 namespace tdfx::ui {
 
+namespace {
+
+// The node nearest the middle of what `view` shows ("" for none): where the view stays across a
+// relayout with nothing selected.
+QString nodeNearestTheMiddle(const GraphView& view) {
+  if (!view.scene()) return {};
+  const QRectF shown = view.mapToScene(view.viewport()->rect()).boundingRect();
+  QString best;
+  double bestDistance = 0;
+  for (const QGraphicsItem* item : view.scene()->items(shown, Qt::IntersectsItemBoundingRect)) {
+    const QString id = item->data(0).toString();  // nodes only
+    if (id.isEmpty()) continue;
+    const double d = QLineF(item->sceneBoundingRect().center(), shown.center()).length();
+    if (best.isEmpty() || d < bestDistance) best = id, bestDistance = d;
+  }
+  return best;
+}
+
+}  // namespace
+
 void MainWindow::showSession() {
   const QString selected = scene_->selectedNode();
+  const SelectionHistory::Revisiting redrawn(*history_);  // the selection lost with the old items is not the user's
   scene_->showGraph(session_->view, session_->layout);
   view_->sceneChanged();
   search_->redrawn();
@@ -33,6 +56,14 @@ void MainWindow::relayoutCurrent(const QString& selectAfter) {
   ViewOptions options = options_;
   options.run = session_->run;  // the shapes of the last run, read by the job from its own copy
   status_->setText(tr("Laying out ..."));
+  // With nothing selected, the view stays on what is in its middle (it went back to the top:
+  // issue 57, G), as an IR node: the new picture may draw it inside a module or in another style.
+  viewAnchor_.clear();
+  if (scene_->selectedNode().isEmpty()) {
+    const QString middle = nodeNearestTheMiddle(*view_);
+    const ViewNode* v = session_->view.findNode(middle.toStdString());
+    viewAnchor_ = v && !v->irNodes.empty() ? QString::fromStdString(v->irNodes.front()) : middle;
+  }
   layouts_->request(session_, options, selectAfter);
 }
 
@@ -47,6 +78,8 @@ void MainWindow::showLayout(std::shared_ptr<SessionLayout> layout, const QString
     selectAndCenter(shownAs(selectAfter));
   } else if (QGraphicsItem* selected = scene_->nodeItem(scene_->selectedNode())) {
     view_->centerOn(selected);
+  } else if (QGraphicsItem* middle = viewAnchor_.isEmpty() ? nullptr : scene_->nodeItem(shownAs(viewAnchor_))) {
+    view_->centerOn(middle);
   } else {
     view_->showStart();
   }

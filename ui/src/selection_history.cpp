@@ -12,6 +12,11 @@ void SelectionHistory::clear() {
 }
 
 void SelectionHistory::selected(const QString& id, const Shown& shownAs) {
+  if (id.isEmpty() && !revisiting_ && !current_.isEmpty()) {
+    back_ << current_;
+    forward_.clear();
+    current_.clear();
+  }
   if (!revisiting_ && !id.isEmpty() && id != current_ && id != shownAs(current_)) {
     if (!current_.isEmpty()) back_ << current_;
     forward_.clear();

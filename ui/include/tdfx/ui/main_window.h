@@ -306,6 +306,7 @@ class MainWindow : public QMainWindow {
   RecentFiles* recent_ = nullptr;  ///< File > Open Recent, and nameFile()'s name
   ViewOptions options_;
   SelectionHistory* history_ = nullptr;  ///< Back and Forward
+  QString viewAnchor_;  ///< the IR node in the view's middle when a relayout with nothing selected began
 };
 
 }  // namespace tdfx::ui

@@ -26,7 +26,11 @@ class SelectionHistory : public QObject {
   /// A node the picture selected. The user's choice is a new step (Forward is dropped). One the
   /// window makes while `revisiting` (a step back, the same node redrawn inside a collapsed module)
   /// is not, and keeps the node the user chose, so expanding the module again shows that node.
+  /// An empty `id` is the user clearing the selection (a click on empty canvas, Esc): nothing is
+  /// current, and Back returns to the node that was; while `revisiting`, the window redrawing.
   void selected(const QString& id, const Shown& shownAs);
+  /// Whether a Revisiting lives: the selection changes now are the window's own.
+  bool revisiting() const { return revisiting_; }
   /// Back (or Forward) to the nearest entry drawn now; the ones passed over on the way (inside a
   /// module collapsed since) stay, in order, for when they are drawn again. Returns the entry to
   /// show (now current), or nothing when none is drawn.

@@ -1,5 +1,6 @@
 // CodePanel without a window: FX-shaped code (blank lines before `def`), the statements of nodes
 // highlighted, and which cursor moves choose a node.
+#include <QApplication>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTextBlock>
@@ -46,6 +47,24 @@ TEST(CodePanel, TheUsersCursorOnAStatementChoosesItsNode) {
   EXPECT_EQ(chosen.last().first().toString(), QStringLiteral("relu"));
   panel.code()->setTextCursor(QTextCursor(panel.code()->document()->findBlockByNumber(3)));  // def: no node
   EXPECT_EQ(chosen.size(), 2);
+}
+
+// Issue 57, N: short code (it fits the panel, so nothing scrolls) started with FX's three blank
+// lines, and so did the code after a depth change. They are hidden; the lines keep their numbers.
+TEST(CodePanel, ShortCodeStartsAtDefWithItsLinesNumberedAsFxNumbersThem) {
+  CodePanel panel;
+  panel.resize(600, 500);
+  panel.show();
+  for (int change = 0; change < 2; ++change) {  // a new model, then its code after a depth change
+    panel.setCode(kCode, kLines);
+    panel.showStart();
+    QApplication::processEvents();
+    EXPECT_TRUE(panel.code()->cursorForPosition(QPoint(4, 4)).block().text().startsWith(QStringLiteral("def ")))
+        << "top line: '" << panel.code()->cursorForPosition(QPoint(4, 4)).block().text().toStdString() << "'";
+    EXPECT_EQ(panel.lineOf("relu"), QStringLiteral("relu = torch.relu(x);  x = None"));
+    panel.highlight({"fc"});
+    EXPECT_EQ(cursorLine(panel), 6);
+  }
 }
 
 }  // namespace

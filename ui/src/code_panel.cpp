@@ -45,6 +45,18 @@ void CodePanel::setCode(const QString& text, const std::map<std::string, int>& n
   nodeLines_ = nodeLines;
   moving_ = true;
   code_->setPlainText(text);
+  // FX's code starts with blank lines (its imports' place): hidden, so short code and the code
+  // after a depth change start at `def forward` (issue 57, N). Hidden, not removed: the lines keep
+  // their numbers, which the node map, the inspector's links and FX's own text use.
+  int hiddenEnd = 0;
+  for (QTextBlock block = code_->document()->firstBlock(); block.isValid() && block.text().trimmed().isEmpty();
+       block = block.next()) {
+    if (!block.next().isValid()) break;  // all blank: nothing to show either way
+    block.setVisible(false);
+    block.setLineCount(0);
+    hiddenEnd = block.position() + block.length();
+  }
+  if (hiddenEnd > 0) code_->document()->markContentsDirty(0, hiddenEnd);
   moving_ = false;
   code_->setExtraSelections({});
 }

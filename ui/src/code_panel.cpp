@@ -88,7 +88,7 @@ void CodePanel::showStart() {
   while (block.isValid() && block.text().trimmed().isEmpty()) block = block.next();
   if (!block.isValid()) return;
   moveCursor(block.blockNumber(), false);
-  code_->verticalScrollBar()->setValue(block.blockNumber());
+  code_->verticalScrollBar()->setValue(0);  // the blank lines before it are hidden (setCode)
 }
 
 void CodePanel::showLine(int line) {

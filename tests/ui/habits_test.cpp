@@ -204,3 +204,60 @@ TEST(Habits, AHoverCardEndsWithTheNodesNotesAsText) {
 
 }  // namespace
 }  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+// Issue 57, O: the hovered node was drawn with the neighbours' blue outline, and kept it when the
+// view moved under a still pointer (a zoom or a scroll).
+TEST(Habits, TheHoveredNodeHasItsOwnOutlineAndLosesItWhenTheViewMovesAway) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openShown(w, resnet18()));
+  w.view()->setZoom(1.0);
+  const QString id = QStringLiteral("layer2_0_conv1");
+  QGraphicsItem* item = w.scene()->nodeItem(id);
+  ASSERT_NE(item, nullptr);
+  w.view()->centerOn(item);
+  const QColor plain = w.scene()->nodeLook(id).outline;
+  // Select a neighbour: its producers and consumers are outlined blue.
+  const QString neighbour = QStringLiteral("layer2_0_bn1");
+  w.selectNode(neighbour);
+  const QColor neighbourBlue = w.scene()->nodeLook(id).outline;
+  w.scene()->clearSelection();
+  ASSERT_NE(neighbourBlue, plain);
+  const QPoint at = w.view()->mapFromScene(item->sceneBoundingRect().center());
+  QTest::mouseMove(w.view()->viewport(), at);
+  QApplication::processEvents();
+  const QColor hovered = w.scene()->nodeLook(id).outline;
+  EXPECT_NE(hovered, plain) << "hovering shows";
+  EXPECT_NE(hovered, neighbourBlue) << "hovering looks like being a neighbour of the selection";
+  // The view zooms out around a far point, the pointer still: the node is no longer under it.
+  w.view()->zoomAround(0.25, w.view()->mapToScene(QPoint(0, 0)));
+  QApplication::processEvents();
+  ASSERT_FALSE(item->sceneBoundingRect().contains(w.view()->mapToScene(at)));
+  EXPECT_EQ(w.scene()->nodeLook(id).outline, plain) << "the hover outline stuck after a zoom";
+  // Back over it, then a scroll moves it away.
+  w.view()->setZoom(1.0);
+  w.view()->centerOn(item);
+  QTest::mouseMove(w.view()->viewport(), w.view()->mapFromScene(item->sceneBoundingRect().center()));
+  QApplication::processEvents();
+  ASSERT_EQ(w.scene()->nodeLook(id).outline, hovered);
+  w.view()->verticalScrollBar()->setValue(w.view()->verticalScrollBar()->value() + 400);
+  QApplication::processEvents();
+  EXPECT_EQ(w.scene()->nodeLook(id).outline, plain) << "the hover outline stuck after a scroll";
+  // A zoom of a graph that fits whole either way moves no scroll bar (Qt replays the pointer only
+  // on a scroll).
+  w.view()->fitAll();
+  const double whole = w.view()->transform().m11();
+  QTest::mouseMove(w.view()->viewport(), w.view()->mapFromScene(item->sceneBoundingRect().center()));
+  QApplication::processEvents();
+  ASSERT_EQ(w.scene()->nodeLook(id).outline, hovered);
+  const QPoint still = w.view()->mapFromScene(item->sceneBoundingRect().center());
+  w.view()->setZoom(whole * 0.5);
+  QApplication::processEvents();
+  ASSERT_FALSE(item->sceneBoundingRect().contains(w.view()->mapToScene(still)));
+  EXPECT_EQ(w.scene()->nodeLook(id).outline, plain) << "the hover outline stuck after a zoom that scrolled nothing";
+}
+
+}  // namespace
+}  // namespace tdfx::ui

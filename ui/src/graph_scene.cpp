@@ -227,8 +227,8 @@ class NodeItem : public QGraphicsItem {
     p->setPen(QColor(fxBadge_ ? "#7E5109" : "#145A32"));
     p->drawText(tag, Qt::AlignCenter, badge_);
   }
-  /// The outline says what the user is doing (selected: orange; a neighbour of the selection or
-  /// hovered: blue; a verify mark or a selected key: red, violet); a compare's finding is a fill and
+  /// The outline says what the user is doing (selected: orange; a neighbour of the selection: blue;
+  /// under the pointer: near-black; a verify mark or a selected key: red, violet); a compare's finding is a fill and
   /// a badge, which no selection or hover changes (issue 36: a changed node under the selection
   /// outline looked unchanged, and its lit neighbours looked changed).
   GraphScene::NodeLook look() const {
@@ -237,7 +237,9 @@ class NodeItem : public QGraphicsItem {
     l.outlineWidth = 1.0;
     if (marks_ & GraphScene::KeyUse) l.outline = GraphScene::markColor(GraphScene::KeyUse), l.outlineWidth = 3.0;
     if (marks_ & GraphScene::Differs) l.outline = GraphScene::markColor(GraphScene::Differs), l.outlineWidth = 3.5;
-    if ((highlighted_ || hovered_) && !(marks_ & GraphScene::Differs)) l.outline = QColor("#2471A3"), l.outlineWidth = 2.5;
+    if (highlighted_ && !(marks_ & GraphScene::Differs)) l.outline = QColor("#2471A3"), l.outlineWidth = 2.5;
+    // The pointer's node: near-black and a little heavier, not the neighbours' blue (issue 57, O).
+    if (hovered_ && !(marks_ & GraphScene::Differs)) l.outline = QColor("#0B0F14"), l.outlineWidth = 2.5;
     if (isSelected()) l.outline = QColor("#D35400"), l.outlineWidth = 3.0;
     l.fill = fill_;
     for (const auto mark : {GraphScene::DiffWeights, GraphScene::DiffAdded, GraphScene::DiffRemoved, GraphScene::DiffChanged})

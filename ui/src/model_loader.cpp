@@ -7,21 +7,35 @@
 
 namespace tdfx::ui {
 
+namespace {
+
+// A finished job's result, the watcher's future let go. A future keeps its result, and with it the
+// sessions it names (their worker processes), until it is replaced: the last compare's two models
+// kept their workers after their window closed and other models were opened (issue 57, P).
+template <typename Outcome>
+Outcome taken(QFutureWatcher<Outcome>& watcher) {
+  Outcome outcome = watcher.result();
+  watcher.setFuture(QFuture<Outcome>());
+  return outcome;
+}
+
+}  // namespace
+
 ModelLoader::ModelLoader(QObject* parent) : QObject(parent), spare_(new SpareWorker(this)) {
   pool_.setMaxThreadCount(2);  // a cancelled load ends in a moment; the next need not wait for it
   connect(&loads_, &QFutureWatcher<LoadOutcome>::finished, this, [this] {
     if (loads_.future().resultCount() == 0) return;  // cancelled: the watcher holds an empty future
     worker_.reset();
     layouter_.reset();
-    Q_EMIT loaded(loads_.result());
+    Q_EMIT loaded(taken(loads_));
   });
   connect(&compares_, &QFutureWatcher<CompareOutcome>::finished, this, [this] {
     compareWorker_.reset();  // its worker process ends with it
-    if (compares_.future().resultCount() > 0) Q_EMIT compared(compares_.result());
+    if (compares_.future().resultCount() > 0) Q_EMIT compared(taken(compares_));
   });
   connect(&stats_, &QFutureWatcher<StatsOutcome>::finished, this, [this] {
     if (stats_.future().resultCount() == 0) return;
-    const StatsOutcome outcome = stats_.result();
+    const StatsOutcome outcome = taken(stats_);
     if (!outcome.stats.empty()) Q_EMIT statsArrived(outcome.session, outcome.stats);
   });
 }

@@ -131,6 +131,31 @@ TEST(VerifyErrors, APlainArchiveGetsAShapeFromItsFirstLayerAndKeepsTheOneThatRan
   QCoreApplication::setOrganizationName(QString());
 }
 
+// Issue 57, H: an Embedding + TransformerEncoder model got "1x128 float32" from its Linear head,
+// and failed ("Expected ... Long, Int"); an LSTM got no guess, and its empty shape ran and failed
+// "Dimension specified as 0".
+TEST(VerifyErrors, TheInputGuessComesFromTheLayerThatReadsTheInputAndAnEmptyShapeIsAsked) {
+  MainWindow w(/*interactive=*/false);
+  VerifyPanel* panel = w.verifyPanel();
+  ASSERT_TRUE(openAndWait(w, fixture("embeds_tokens.pt")));
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "1x16");
+  EXPECT_EQ(panel->inputTable()->item(0, 2)->text().toStdString(), "int64");
+  EXPECT_NE(panel->summary().toStdString().find("Embedding (num_embeddings 100)"), std::string::npos)
+      << panel->summary().toStdString();
+  EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+
+  ASSERT_TRUE(openAndWait(w, fixture("recurrent.pt")));
+  ASSERT_EQ(panel->inputTable()->rowCount(), 1);
+  EXPECT_EQ(panel->inputTable()->item(0, 1)->text().toStdString(), "1x16x12");
+  EXPECT_TRUE(verifyAndWait(w)) << panel->summary().toStdString();
+  panel->inputTable()->item(0, 1)->setText(QString());  // no shape: the run is not started
+  w.runVerify();
+  EXPECT_FALSE(panel->isRunning());
+  EXPECT_NE(panel->summary().toStdString().find("has no shape: type one in the shape column"), std::string::npos)
+      << panel->summary().toStdString();
+}
+
 // The window's verify, records and all, runs the model twice: once each side. counts_forwards.pt's
 // leaf prints a line each time it runs, to the worker's stderr, which is this process's at its
 // start: verify_verdicts_cli_test.py runs this test alone and counts the lines between the marks.

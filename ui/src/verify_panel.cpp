@@ -48,26 +48,41 @@ QString shapeText(const std::vector<int64_t>& shape, const QString& separator) {
   return dims.join(separator);
 }
 
-/// A shape that the model's first layer accepts, from its constants: Conv2d(in_channels=3) gives
-/// 1x3x224x224, Linear(in_features=8) gives 1x8. Empty when the graph has no such layer.
+/// An input that the model's first layer accepts, from its constants: Conv2d(in_channels=3) gives
+/// 1x3x224x224, Linear(in_features=8) 1x8, LSTM(input_size=32) 1x16x32, Embedding a row of 16
+/// int64 indices. The first of these layers in the graph decides (an Embedding before a
+/// TransformerEncoder leaf and a Linear head: the Embedding, not the head; issue 57, H). Empty when
+/// the graph has none.
 struct ShapeGuess {
-  QString shape, reason;
+  QString shape, dtype, reason;
 };
 ShapeGuess guessInputShape(const Graph& graph) {
-  static const std::vector<std::pair<std::string, std::pair<std::string, QString>>> layers = {
-      {"torch.nn.modules.conv.Conv1d", {"in_channels", QStringLiteral("1x%1x224")}},
-      {"torch.nn.modules.conv.Conv2d", {"in_channels", QStringLiteral("1x%1x224x224")}},
-      {"torch.nn.modules.conv.Conv3d", {"in_channels", QStringLiteral("1x%1x16x112x112")}},
-      {"torch.nn.modules.linear.Linear", {"in_features", QStringLiteral("1x%1")}},
+  struct Rule {
+    const char* constant;
+    QString shape;  // %1: the constant's value
+    QString dtype;
+  };
+  static const std::vector<std::pair<std::string, Rule>> layers = {
+      {"torch.nn.modules.conv.Conv1d", {"in_channels", QStringLiteral("1x%1x224"), QStringLiteral("float32")}},
+      {"torch.nn.modules.conv.Conv2d", {"in_channels", QStringLiteral("1x%1x224x224"), QStringLiteral("float32")}},
+      {"torch.nn.modules.conv.Conv3d", {"in_channels", QStringLiteral("1x%1x16x112x112"), QStringLiteral("float32")}},
+      {"torch.nn.modules.linear.Linear", {"in_features", QStringLiteral("1x%1"), QStringLiteral("float32")}},
+      // A sequence of 16 steps, one of a batch: (1, 16, H) suits batch_first either way.
+      {"torch.nn.modules.rnn.LSTM", {"input_size", QStringLiteral("1x16x%1"), QStringLiteral("float32")}},
+      {"torch.nn.modules.rnn.GRU", {"input_size", QStringLiteral("1x16x%1"), QStringLiteral("float32")}},
+      {"torch.nn.modules.rnn.RNN", {"input_size", QStringLiteral("1x16x%1"), QStringLiteral("float32")}},
+      // Indices: verify draws them below num_embeddings.
+      {"torch.nn.modules.sparse.Embedding", {"num_embeddings", QStringLiteral("1x16"), QStringLiteral("int64")}},
   };
   for (const auto& node : graph.nodes()) {
     if (node->op() != OpKind::CallModule) continue;
     for (const auto& [type, rule] : layers) {
       if (node->meta().moduleType != type) continue;
       for (const auto& [name, value] : node->meta().moduleConstants)
-        if (name == rule.first) {
+        if (name == rule.constant) {
           const QString layer = QString::fromStdString(type.substr(type.rfind('.') + 1));
-          return {rule.second.arg(QString::fromStdString(value)),
+          return {rule.shape.contains(QStringLiteral("%1")) ? rule.shape.arg(QString::fromStdString(value)) : rule.shape,
+                  rule.dtype,
                   QObject::tr("%1 (%2 %3)").arg(layer, QString::fromStdString(name), QString::fromStdString(value))};
         }
     }
@@ -269,7 +284,7 @@ void VerifyPanel::setSession(std::shared_ptr<const ModelSession> session) {
       addInputRow(name, remembered[name].first, remembered[name].second);
       usedRemembered = true;
     } else {
-      addInputRow(name, guess.shape, QStringLiteral("float32"));
+      addInputRow(name, guess.shape, guess.dtype.isEmpty() ? QStringLiteral("float32") : guess.dtype);
     }
   }
   QString text = tr("Inputs are random (seeded) tensors of the shapes above. Tolerance 0 compares bitwise.");
@@ -320,6 +335,11 @@ std::vector<InputSpec> VerifyPanel::inputSpecs() const {
       return item ? item->text().trimmed() : QString();
     };
     if (cell(0).isEmpty() && cell(1).isEmpty()) continue;
+    // An empty cell is a shape not given yet, not a scalar (which is written "scalar"): it ran,
+    // and failed deep in the model ("Dimension specified as 0").
+    if (cell(1).isEmpty())
+      throw Error("input row " + std::to_string(row + 1) + " ('" + cell(0).toStdString() +
+                  "') has no shape: type one in the shape column, such as 1x16x32 (\"scalar\" for a 0-d tensor)");
     QString text = cell(0) + "=" + cell(1);
     if (!cell(2).isEmpty()) text += ":" + cell(2);
     try {

@@ -3,6 +3,7 @@
 #include <QGraphicsItem>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <QTextBrowser>
 #include <gtest/gtest.h>
@@ -220,6 +221,25 @@ TEST(Inspector, AClickOnEmptyCanvasClearsTheInspectorAndTheViewStaysWhereItWas) 
   const QRectF shown = w.view()->mapToScene(w.view()->viewport()->rect()).boundingRect();
   EXPECT_TRUE(shown.contains(w.scene()->nodeItem(node)->sceneBoundingRect().center()))
       << "the view moved away (to the top?): shown from y " << shown.top();
+}
+
+}  // namespace
+}  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+// Issue 57, J: nn.TransformerEncoder was one box with Depth greyed out, and nothing said why.
+TEST(Inspector, ALeafModuleSaysThatFxCallsItWhole) {
+  MainWindow w(/*interactive=*/false);
+  ASSERT_TRUE(openAndWait(w, fixture("embeds_tokens.pt")));
+  ASSERT_NE(w.scene()->nodeItem(QStringLiteral("encoder")), nullptr);
+  w.selectNode(QStringLiteral("encoder"));
+  EXPECT_TRUE(w.inspector()->toPlainText().contains(QStringLiteral("a leaf: torch.fx calls this module whole")))
+      << w.inspector()->toPlainText().toStdString();
+  EXPECT_FALSE(w.depthBox()->isEnabled());
+  EXPECT_TRUE(w.depthBox()->toolTip().contains(QStringLiteral("torch.fx calls this graph's modules whole")))
+      << w.depthBox()->toolTip().toStdString();
 }
 
 }  // namespace

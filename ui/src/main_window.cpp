@@ -119,7 +119,6 @@ MainWindow::MainWindow(bool interactive, QWidget* parent)
   depthLabel->setBuddy(depthBox);
   toolbar->addWidget(depthLabel);
   toolbar->addWidget(depthBox);
-  depthBox->setToolTip(tr("Module scopes shown expanded down to this depth; deeper ones are collapsed into one node"));
   depthBox->setRange(0, 0);
   depthBox->setEnabled(false);
   depthBox->setKeyboardTracking(false);  // typing "12" asks for depth 12, not 1 then 12

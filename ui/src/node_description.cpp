@@ -59,7 +59,13 @@ std::string describeNode(const Node& n, const PythonCode& code, const RunOverlay
          formatTensorMeta(TensorMeta{p.shape, p.dtype}) + " (" + std::to_string(count) + " values)";
     s += statsOf(n, p, stats) + "\n";  // computed by the model worker, which holds the tensors
   }
-  if (!m.leafReason.empty()) s += "kept whole: " + m.leafReason + "\n";
+  if (!m.leafReason.empty()) {
+    s += "kept whole: " + m.leafReason + "\n";
+  } else if (n.op() == OpKind::CallModule) {
+    // Why a block is one box with nothing inside, and why Depth cannot open it (issue 57, J).
+    s += "a leaf: torch.fx calls this module whole, as a torch.nn module, and does not trace into it; "
+         "its insides are not part of the graph\n";
+  }
   if (!m.fxDifference.empty()) s += "not torch.fx's graph here: " + m.fxDifference + "\n";
   if (!m.sourceFile.empty()) s += "source: " + m.sourceFile + ":" + std::to_string(m.sourceLine) + "\n";
   if (!m.sourceText.empty()) s += "  " + m.sourceText + "\n";

@@ -37,6 +37,11 @@ struct ViewToggles {
   void reflectDepth(int depthShown, int deepest) const {
     const QSignalBlocker blocker(depth);
     depth->setEnabled(deepest > 0);
+    // Greyed out, it says why (issue 57, J: a TransformerEncoder model, one box, no depth to choose).
+    depth->setToolTip(deepest > 0
+                          ? QObject::tr("Module scopes shown expanded down to this depth; deeper ones are collapsed into one node")
+                          : QObject::tr("No module scopes to open or fold: torch.fx calls this graph's modules whole "
+                                        "(torch.nn modules are leaves), so each is one node"));
     depth->setRange(0, deepest);
     depth->setValue(std::min(depthShown, deepest));
   }

@@ -29,6 +29,7 @@
 #include "support/synthetic_graph.h"
 #include "test_support.h"
 #include "ui/window_driver.h"
+#include "support/test_paths.h"
 #include "tdfx/ui/model_loader.h"
 #include "ui/wait_until.h"
 
@@ -433,6 +434,43 @@ TEST(Panels, SearchFollowsThePictureAndExpandAllUndoesCollapses) {
   ASSERT_LT(w.scene()->nodeCount(), expanded);
   ASSERT_TRUE(relayoutAndWait(w, [&] { w.setExpandAll(true); }));
   EXPECT_EQ(w.scene()->nodeCount(), expanded);
+}
+
+}  // namespace
+}  // namespace tdfx::ui
+
+namespace tdfx::ui {
+namespace {
+
+// Issue 57, L: in the dark theme the overview and the legend stayed light.
+TEST(Panels, TheDarkThemeDarkensTheOverviewAndTheLegend) {
+  MainWindow w(/*interactive=*/false);
+  w.resize(1400, 900);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  ASSERT_TRUE(openAndWait(w, std::string(tdfx::testing::kZooDir) + "/resnet18.pt"));
+  w.view()->setZoom(1.0);  // past the window: the overview shows
+  QApplication::processEvents();
+  ASSERT_TRUE(w.view()->minimap() && w.view()->minimap()->isVisible());
+  ASSERT_FALSE(w.view()->legendGeometry().isEmpty());
+  const auto lightness = [&](bool dark) {
+    w.setTheme(dark ? MainWindow::Theme::Dark : MainWindow::Theme::Light);
+    w.view()->setZoom(1.0);
+    QApplication::processEvents();
+    const QImage overview = w.view()->minimap()->viewport()->grab().toImage();
+    const QImage view = w.view()->viewport()->grab().toImage();
+    const QRect legend = w.view()->legendGeometry();
+    // Corners: the overview's background beside the graph, the legend's behind its text.
+    return std::make_pair(overview.pixelColor(overview.width() - 3, 2).lightness(),
+                          view.pixelColor(legend.right() - 3, legend.top() + 3).lightness());
+  };
+  const auto [overviewDark, legendDark] = lightness(true);
+  const auto [overviewLight, legendLight] = lightness(false);
+  w.setTheme(MainWindow::Theme::System);
+  EXPECT_LT(overviewDark, 128) << "the overview stays light in the dark theme";
+  EXPECT_LT(legendDark, 128) << "the legend stays light in the dark theme";
+  EXPECT_GT(overviewLight, 128);
+  EXPECT_GT(legendLight, 128);
 }
 
 }  // namespace

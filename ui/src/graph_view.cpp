@@ -33,8 +33,29 @@ void GraphView::scaleChanged() {
   Q_EMIT viewMoved();
 }
 
+void GraphView::setBackground(const QColor& base) {
+  setBackgroundBrush(base);
+  if (minimap_) {
+    minimap_->setBackgroundBrush(base);
+    minimap_->resetCachedContent();  // it caches its background
+  }
+  styleLegend();
+}
+
+void GraphView::styleLegend() {
+  if (!legend_) return;
+  const bool dark = backgroundBrush().style() != Qt::NoBrush && backgroundBrush().color().lightness() < 128;
+  legend_->setStyleSheet(dark ? QStringLiteral("QLabel { background: rgba(30, 34, 40, 230); color: #E5E8EC; "
+                                               "border: 1px solid #5D6D7E; padding: 3px; }")
+                              : QStringLiteral("QLabel { background: rgba(255, 255, 255, 225); color: #222222; "
+                                               "border: 1px solid #9AA5B1; padding: 3px; }"));
+}
+
 void GraphView::sceneChanged() {
-  if (!minimap_ && scene()) minimap_ = new Minimap(this);
+  if (!minimap_ && scene()) {
+    minimap_ = new Minimap(this);
+    if (backgroundBrush().style() != Qt::NoBrush) minimap_->setBackgroundBrush(backgroundBrush());
+  }
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
 }
@@ -71,8 +92,7 @@ void GraphView::setLegend(const QList<QPair<QString, QColor>>& entries) {
     legend_ = new QLabel(viewport());
     legend_->setTextFormat(Qt::RichText);
     legend_->setAttribute(Qt::WA_TransparentForMouseEvents);
-    legend_->setStyleSheet(QStringLiteral("QLabel { background: rgba(255, 255, 255, 225); color: #222222; "
-                                          "border: 1px solid #9AA5B1; padding: 3px; }"));
+    styleLegend();
     // Scrolling moves the viewport's children with the picture: put the legend back each time.
     connect(horizontalScrollBar(), &QScrollBar::valueChanged, legend_, [this] { placeLegend(); });
     connect(verticalScrollBar(), &QScrollBar::valueChanged, legend_, [this] { placeLegend(); });

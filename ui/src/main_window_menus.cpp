@@ -311,7 +311,7 @@ void MainWindow::setTheme(Theme theme) {
   }
   const bool dark = QApplication::palette().color(QPalette::Window).lightness() < 128;
   scene_->setDarkBackground(dark);
-  view_->setBackgroundBrush(QApplication::palette().color(QPalette::Base));
+  view_->setBackground(QApplication::palette().color(QPalette::Base));
   code_->setDark(dark);
   if (session_) showSession();
 }

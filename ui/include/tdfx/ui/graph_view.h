@@ -56,6 +56,9 @@ class GraphView : public QGraphicsView {
   void sceneChanged();
   /// The legend's place in the viewport (empty when there is none).
   QRect legendGeometry() const;
+  /// The theme's background for the picture, the overview and the legend (both stayed light in the
+  /// dark theme: issue 57, L).
+  void setBackground(const QColor& base);
   /// View > Overview: whether the overview may be shown at all.
   void setOverviewEnabled(bool on);
   bool overviewEnabled() const { return overviewEnabled_; }
@@ -90,6 +93,7 @@ class GraphView : public QGraphicsView {
   Fit fitted_ = Fit::None;
   double fittedScale_ = 0;
 
+  void styleLegend();  ///< the legend light or dark, after the background
   Minimap* minimap_ = nullptr;
   QLabel* legend_ = nullptr;
   QStringList legendLabels_;

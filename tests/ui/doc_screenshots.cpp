@@ -110,6 +110,16 @@ int main(int argc, char** argv) {
     w.setTimeOverlay(true);
     ok &= save(w, out.filePath(QStringLiteral("gui-time.png")));
   }
+  {  // resnet18 coloured by time at 100 %: the main view and the overview in the same colours (issue 57, A).
+    MainWindow w(false);
+    w.resize(1500, 920);
+    w.show();
+    ok &= tdfx::ui::openAndWait(w, zoo + "/resnet18.pt");
+    ok &= tdfx::ui::verifyAndWait(w);
+    w.view()->setZoom(1.0);
+    w.setTimeOverlay(true);
+    ok &= save(w, out.filePath(QStringLiteral("gui-time-overview.png")));
+  }
   {  // A model whose traced graph differs from eager: differing nodes in red; the dark theme.
     MainWindow w(false);
     w.resize(1500, 920);

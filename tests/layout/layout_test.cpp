@@ -193,6 +193,41 @@ TEST(Layout, DefaultDepthKeepsTheNodeBudget) {
   EXPECT_EQ(autoDepth(gm.graph(), 1), 0);
 }
 
+// The width and height a PNG's header gives (its IHDR chunk), or {0, 0}.
+std::pair<uint32_t, uint32_t> pngSize(const std::string& bytes) {
+  if (bytes.size() < 24 || bytes.compare(12, 4, "IHDR") != 0) return {0, 0};
+  const auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(bytes[at])) << 24) | (uint32_t(uint8_t(bytes[at + 1])) << 16) |
+           (uint32_t(uint8_t(bytes[at + 2])) << 8) | uint32_t(uint8_t(bytes[at + 3]));
+  };
+  return {be32(16), be32(20)};
+}
+
+// Issue 57, M: a detection backbone's PNG was 394 x 20949 px, past the 16384 px a side image tools
+// take. A picture up to twice that is drawn smaller to fit; a larger one is refused.
+TEST_F(LayoutExport, APngFitsTheSizeImageToolsTake) {
+  ViewOptions options;
+  options.hierarchy.expandAll = true;
+  const ViewGraph tall = buildView(tdfx::testing::syntheticTransformer(260), options);
+  const LayoutResult laid = layoutView(tall);
+  const double heightPx = laid.height * 96.0 / 72.0;
+  ASSERT_GT(heightPx, 16384) << "a picture taller than the limit";
+  ASSERT_LT(heightPx, 2 * 16384);
+  exportView(tall, path("tall.png"));
+  const auto [w, h] = pngSize(readFile(path("tall.png")));
+  EXPECT_GT(h, 12000u);
+  EXPECT_LE(h, 16384u);
+  EXPECT_LE(w, 16384u);
+  const ViewGraph taller = buildView(tdfx::testing::syntheticTransformer(700), options);
+  try {
+    exportView(taller, path("taller.png"));
+    FAIL() << "a PNG more than twice the limit was written";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("export SVG or PDF instead"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("taller.png")));
+}
+
 TEST_F(LayoutExport, ExportsEveryFormatValidly) {
   const GraphModule gm = traceFixture("weird_keys.pt");  // quotes, backslashes, tabs and Cyrillic in keys
   for (ViewStyle style : {ViewStyle::Tdfx, ViewStyle::Fx}) {

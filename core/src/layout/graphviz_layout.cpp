@@ -338,16 +338,29 @@ std::string renderView(const ViewGraph& view, ExportFormat format) {
   }
   if (gvLayout(gvc, g.get(), "dot") != 0) throw Error("Graphviz could not lay out the graph");
   if (format == ExportFormat::Png) {
-    // Cairo's bitmaps stop at 32767 pixels a side; past it Graphviz scales the picture down to an
-    // unreadable one and still succeeds. Refuse instead (points -> pixels at Graphviz's 96 dpi).
+    // Image tools stop at 16384 pixels a side (ImageMagick's default policy, and others; a detection
+    // backbone came out 394 x 20949: issue 57, M), and Cairo's bitmaps at 32767, past which
+    // Graphviz scales the picture down to an unreadable one and still succeeds. A picture up to
+    // twice the limit is drawn smaller (at a lower dpi: Graphviz reads it when it lays out), its
+    // text at half size or more; a larger one is refused (points -> pixels at Graphviz's 96 dpi).
+    constexpr double kMostPixels = 16384;
     const boxf bb = GD_bb(g.get());
     const double width = (bb.UR.x - bb.LL.x) * 96.0 / 72.0, height = (bb.UR.y - bb.LL.y) * 96.0 / 72.0;
-    if (width > 32767 || height > 32767) {
+    const double longest = std::max(width, height);
+    if (longest > 2 * kMostPixels) {
       gvFreeLayout(gvc, g.get());
       throw Error("the picture would be " + std::to_string(static_cast<long>(width)) + " x " +
-                  std::to_string(static_cast<long>(height)) +
-                  " px, past the 32767 px a side a PNG can have here; export SVG or PDF instead, or show fewer "
-                  "nodes (--depth)");
+                  std::to_string(static_cast<long>(height)) + " px, more than twice the " +
+                  std::to_string(static_cast<long>(kMostPixels)) +
+                  " px a side that image tools take, so its text would be too small to read; export SVG or PDF "
+                  "instead, or show fewer nodes (--depth)");
+    }
+    if (longest > kMostPixels) {
+      gvFreeLayout(gvc, g.get());
+      // A little under the limit: the drawing has a margin (pad) beyond its box, and rounds up.
+      agsafeset(g.get(), const_cast<char*>("dpi"), const_cast<char*>(std::to_string(96.0 * (kMostPixels - 64) / longest).c_str()),
+                const_cast<char*>(""));
+      if (gvLayout(gvc, g.get(), "dot") != 0) throw Error("Graphviz could not lay out the graph");
     }
   }
   const char* renderer = rendererFor(format);

@@ -72,14 +72,33 @@ const jit::Value* lastValueNamed(TraceContext& cx, const DeadRead& dead, const s
     const bool numbered = isNumberedFrom(written, name);
     if (written != name && !numbered) continue;
     size_t at = 0;
+    const auto assignedThere = [&](size_t start) {
+      return std::any_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
+        return a.first == name && start >= a.second.first && start < a.second.second;
+      });
+    };
     if (value->node()->kind() != c10::prim::Param) {
       const auto start = madeAt(cx, value->node());
-      if (!start || *start >= dead.begin) continue;
-      if (numbered && std::none_of(dead.assignedAt.begin(), dead.assignedAt.end(), [&](const auto& a) {
-            return a.first == name && *start >= a.second.first && *start < a.second.second;
-          }))
-        continue;
-      at = *start + 1;
+      if (!start) {
+        // Made by TorchScript's own builtin function (`v1 = 2 * x` runs mul(int, Tensor), whose
+        // node carries the builtin's range): it stands where the last statement assigning the name
+        // before the dead read does (fuzz seed 161459: the dead reads of v1 were dropped).
+        if (numbered || value->node()->kind() == c10::prim::GetAttr) continue;
+        size_t assigned = 0;
+        for (const auto& [n, range] : dead.assignedAt)
+          if (n == name && range.first < dead.begin) assigned = std::max(assigned, range.first + 1);
+        if (assigned == 0) continue;
+        at = assigned;
+      } else {
+        if (*start >= dead.begin) continue;
+        if (numbered && !assignedThere(*start)) continue;
+        // `self.x` read is named after the attribute, not a Python name: it is `x` only where a
+        // statement assigns it (`x = self.x`); otherwise the name is the argument's (seed 155692).
+        if (value->node()->kind() == c10::prim::GetAttr && value->node()->s(c10::attr::name) == written &&
+            !assignedThere(*start))
+          continue;
+        at = *start + 1;
+      }
     } else if (numbered) {
       continue;
     }
@@ -193,6 +212,22 @@ std::optional<size_t> callSiteOf(TraceContext& cx, const jit::Node* node, const 
   return std::nullopt;
 }
 
+// Where the statement whose value a node of TorchScript's builtin functions made stands: the first
+// assignment of the value's name (`v3` of `v3 = 2 * x`) at or after the last code converted.
+// nullopt for an unnamed value (a part of a larger expression) or a name not assigned there.
+std::optional<size_t> assignmentOfBuiltinValue(TraceContext& cx, const jit::Node* node, const Frame& frame) {
+  if (!frame.function || node->outputs().size() != 1) return std::nullopt;
+  const std::string name = writtenName(node->output());
+  if (name.empty()) return std::nullopt;
+  const FunctionStatements& statements = statementsOf(cx, *frame.function);
+  const auto it = statements.byName->find(name);
+  if (it == statements.byName->end()) return std::nullopt;
+  std::optional<size_t> first;
+  for (const auto& [begin, end] : it->second)
+    if (end > frame.lastMadeAt && (!first || begin < *first)) first = begin;
+  return first;
+}
+
 }  // namespace
 
 void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
@@ -212,14 +247,20 @@ void recordDeadReadsBefore(TraceContext& cx, jit::Node* node, Frame& frame) {
       }
     if (loc && !loc->builtinDef.empty()) {
       // A node of TorchScript's own builtin functions (`2 * x` runs `def mul(a : int, b : Tensor)`)
-      // carries that function's range, not the user's. Live, it is code after any statement whose
-      // kept call was converted: everything else such a statement did is dead, and what fed its
-      // call was converted before the call.
-      for (PartlyDeadStatement& statement : frame.partlyDead) recordPartlyDead(cx, statement, frame);
-      frame.partlyDead.clear();
-      return;
-    }
-    if (loc) {
+      // carries that function's range, not the user's. Where its value is a name's (`v3 = 2 * x`),
+      // it stands at the first statement assigning that name after the code converted last, and
+      // the dead statements before it are recorded first (fuzz seed 153233).
+      if (const auto at = assignmentOfBuiltinValue(cx, node, frame)) {
+        before = *at;
+        frame.lastMadeAt = std::max(frame.lastMadeAt, before);
+      } else {
+        // Live, it is code after any statement whose kept call was converted: everything else
+        // such a statement did is dead, and what fed its call was converted before the call.
+        for (PartlyDeadStatement& statement : frame.partlyDead) recordPartlyDead(cx, statement, frame);
+        frame.partlyDead.clear();
+        return;
+      }
+    } else if (loc) {
       before = loc->start;
       frame.lastMadeAt = std::max(frame.lastMadeAt, before);
     } else if (auto site = callSiteOf(cx, node, frame)) {

@@ -26,6 +26,11 @@ const jit::Value* latestValueNamed(const std::string& name, const std::unordered
     const std::string written = writtenName(value);
     const bool numbered = isNumberedFrom(written, name) && assignedNames.count(written) == 0;
     if (written != name && !numbered) continue;
+    // A `self.x` read is named after its attribute, not a Python name: it is `x` only where the
+    // function assigns that name (`x = self.x`); else `x` is the argument (fuzz seed 155692).
+    if (value->node()->kind() == c10::prim::GetAttr && value->node()->s(c10::attr::name) == written &&
+        assignedNames.count(name) == 0)
+      continue;
     const bool param = value->node()->kind() == c10::prim::Param;
     if (!found || (found->node()->kind() == c10::prim::Param && !param) ||
         (!param && found->node()->kind() != c10::prim::Param && value->node()->isAfter(found->node())))

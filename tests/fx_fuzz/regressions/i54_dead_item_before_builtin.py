@@ -1,0 +1,41 @@
+# Regression (issue 54, fuzz seed 153233, shrunk): the unread tuple item dv2 was recorded after
+# v3 = 2 * x, whose node carries TorchScript's builtin mul(int, Tensor) range; it is placed at the
+# statement assigning v3.
+# Run by fuzz.py --regressions.
+import math
+from typing import Dict, List, Optional, Tuple
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.nn.functional as fn
+
+
+
+class P0(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        (x + x)
+        -x.abs()
+        v2, dv2 = x * 2, x.sum(dim=(0, 1))
+        v3 = 2 * x
+        return v3 + v2
+
+class P1(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+class P2(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+WRAP = 'seq'
+KEYS = [{"in": [["hidden"]], "out": [["out", "k0_0"]]}, {"in": [["out", "k0_0"]], "out": [["out", "k1_0"]]}, {"in": [["out", "k1_0"]], "out": [["out", "k2_0"]]}]
+NESTED = True

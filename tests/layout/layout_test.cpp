@@ -193,6 +193,26 @@ TEST(Layout, DefaultDepthKeepsTheNodeBudget) {
   EXPECT_EQ(autoDepth(gm.graph(), 1), 0);
 }
 
+// Issue 57, I: a dynamically quantized LSTM was labelled as a float one, and its dtype attribute
+// read "dtype: 12".
+TEST_F(LayoutExport, AQuantizedModuleSaysSoInItsLabelAndItsDtypeIsNamed) {
+  const GraphModule gm = traceFixture("quantized_dynamic.pt");
+  const Node* lstm = gm.graph().findNode("lstm");
+  ASSERT_NE(lstm, nullptr);
+  const auto& attributes = lstm->meta().moduleAttributes;
+  const auto dtype = std::find_if(attributes.begin(), attributes.end(), [](const auto& a) { return a.first == "dtype"; });
+  ASSERT_NE(dtype, attributes.end());
+  EXPECT_EQ(dtype->second, "torch.qint8");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx));
+  const ViewNode* drawn = view.findNode("lstm");
+  ASSERT_NE(drawn, nullptr);
+  ASSERT_FALSE(drawn->lines.empty());
+  EXPECT_EQ(drawn->lines[0], "LSTM (dynamic quantized)");
+  const ViewNode* fc = view.findNode("fc");
+  ASSERT_NE(fc, nullptr);
+  EXPECT_NE(fc->lines[0].find("(dynamic quantized)"), std::string::npos) << fc->lines[0];
+}
+
 // The width and height a PNG's header gives (its IHDR chunk), or {0, 0}.
 std::pair<uint32_t, uint32_t> pngSize(const std::string& bytes) {
   if (bytes.size() < 24 || bytes.compare(12, 4, "IHDR") != 0) return {0, 0};

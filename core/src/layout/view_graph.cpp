@@ -139,6 +139,11 @@ std::string shortLabel(const Node& n) {
         label += " " + c["in_channels"] + "\u2192" + c["out_channels"] + (c.count("kernel_size") ? " " + c["kernel_size"] : "");
       else if (c.count("num_features"))
         label += " " + c["num_features"];
+      // A quantized module says so (issue 57, I: a dynamically quantized LSTM was labelled as a
+      // float one): torch.ao.nn.quantized[.dynamic] and torch.nn.quantized modules.
+      const std::string& type = n.meta().moduleType;
+      if (type.find(".quantized.dynamic.") != std::string::npos) label += " (dynamic quantized)";
+      else if (type.find(".quantized.") != std::string::npos) label += " (quantized)";
       return label;
     }
     case OpKind::CallMethod: return "." + n.target();

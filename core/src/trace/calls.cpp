@@ -10,6 +10,7 @@
 
 #include "call_form.h"
 #include "tdfx/ir/fx_tables.h"
+#include "tdfx/util/dtype.h"
 #include "trace_context.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
@@ -121,7 +122,15 @@ void describeModule(const jit::Module& module, NodeMeta& meta) {
     if (kind != c10::TypeKind::IntType && kind != c10::TypeKind::FloatType && kind != c10::TypeKind::BoolType &&
         kind != c10::TypeKind::StringType && kind != c10::TypeKind::TupleType && kind != c10::TypeKind::ListType)
       continue;
-    if (auto arg = argumentFromIValue(module._ivalue()->getSlot(i))) {
+    const c10::IValue value = module._ivalue()->getSlot(i);
+    // TorchScript holds a torch.dtype attribute as its number: written as Python writes it
+    // (a quantized LSTM's `dtype: 12` is torch.qint8; issue 57, I).
+    if (kind == c10::TypeKind::IntType && name.size() >= 5 && name.compare(name.size() - 5, 5, "dtype") == 0 &&
+        value.isInt() && value.toInt() >= 0 && value.toInt() < static_cast<int64_t>(c10::ScalarType::NumOptions)) {
+      meta.moduleAttributes.emplace_back(name, "torch." + dtypeToString(static_cast<c10::ScalarType>(value.toInt())));
+      continue;
+    }
+    if (auto arg = argumentFromIValue(value)) {
       std::string text = formatGraphArgument(*arg);
       if (text.size() <= 200) meta.moduleAttributes.emplace_back(name, std::move(text));  // not a long list
     }

@@ -184,10 +184,10 @@ foreach(shape 500000000x4 4294967296x4294967296x4)
     message(FATAL_ERROR "verify --input x=${shape}: exit ${rc}: ${err}")
   endif()
 endforeach()
-# A picture wider than PNG's 32767 px is refused (Graphviz would scale it down to a smear and succeed);
+# A picture more than twice the 16384 px a side image tools take is refused (Graphviz would scale it down to a smear and succeed);
 # SVG takes it.
 execute_process(COMMAND ${CLI} export ${FIXTURES}/wide.pt -o ${WORK}/wide.png ERROR_VARIABLE err RESULT_VARIABLE rc)
-if(NOT rc EQUAL 1 OR NOT err MATCHES "past the 32767 px a side a PNG can have" OR EXISTS ${WORK}/wide.png)
+if(NOT rc EQUAL 1 OR NOT err MATCHES "more than twice the 16384 px a side that image tools take" OR EXISTS ${WORK}/wide.png)
   message(FATAL_ERROR "export wide.png: exit ${rc}: ${err}")
 endif()
 execute_process(COMMAND ${CLI} export ${FIXTURES}/wide.pt -o ${WORK}/wide.svg ERROR_VARIABLE err RESULT_VARIABLE rc)

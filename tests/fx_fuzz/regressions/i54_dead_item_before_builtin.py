@@ -22,20 +22,6 @@ class P0(nn.Module):
         v3 = 2 * x
         return v3 + v2
 
-class P1(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return x
-
-class P2(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        return x
-
-WRAP = 'seq'
-KEYS = [{"in": [["hidden"]], "out": [["out", "k0_0"]]}, {"in": [["out", "k0_0"]], "out": [["out", "k1_0"]]}, {"in": [["out", "k1_0"]], "out": [["out", "k2_0"]]}]
-NESTED = True
+WRAP = 'td'
+KEYS = [{"in": [["hidden"]], "out": [["out", "k0_0"]]}]
+NESTED = False

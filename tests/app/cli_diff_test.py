@@ -74,6 +74,14 @@ rc, out, err = diff(big, big1)
 check(rc == 1 and "~ buffer offset: values differ, max |delta| 1 " in out, f"int64 2^53: exit {rc}\n{out}{err}")
 rc, out, err = diff(cplx, cplx)
 check(rc == 0 and out.endswith("identical\n") and "not read" not in out, f"complex self-diff: exit {rc}\n{out}{err}")
+# Floating values cross the worker's socket as float32, float64 ones as they are: one ulp of 1.0 in
+# float64 (2^-52, nothing in float32) differs, and a float16 step of 2^-10 is read exactly.
+one, one_ulp, half_a, half_b = (os.path.join(cache, n) for n in (
+    "float64_one.pt", "float64_one_ulp.pt", "float16_a.pt", "float16_b.pt"))
+rc, out, err = diff(one, one_ulp)
+check(rc == 1 and "~ buffer offset: values differ, max |delta| 2.22045e-16" in out, f"float64 ulp: exit {rc}\n{out}{err}")
+rc, out, err = diff(half_a, half_b)
+check(rc == 1 and "~ parameter scale: values differ, max |delta| 0.000976562" in out, f"float16 step: exit {rc}\n{out}{err}")
 rc, out, err = diff(dot2, dot10)
 check(rc == 1 and "~ parameter ['a.b']: values differ, max |delta| 8" in out and "parameter a.b:" not in out,
       f"dotted name: exit {rc}\n{out}{err}")

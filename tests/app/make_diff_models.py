@@ -9,6 +9,9 @@ And small ones a diff once called identical though they differ (issue 35, findin
 
   int64_2p53.pt, int64_2p53_plus1.pt   an int64 buffer holding 2^53 and 2^53 + 1 (equal as doubles)
   complex.pt                           a complex64 parameter (its self-diff said "values not read")
+  float64_one.pt, float64_one_ulp.pt   a float64 buffer holding 1 and 1 + 2^-52 (equal as float32,
+                                       the width other floating values cross the worker's socket in)
+  float16_a.pt, float16_b.pt           a float16 parameter, 1 element apart by 2^-10
   dotted_2.pt, dotted_10.pt            a root parameter literally named "a.b" (2 or 10) beside
                                        submodule a's b (10): named_parameters names both "a.b"
 
@@ -36,6 +39,24 @@ class Int64Offset(torch.nn.Module):
 
     def forward(self, x):
         return x + self.offset
+
+
+class Float64Offset(torch.nn.Module):
+    def __init__(self, value):
+        super().__init__()
+        self.register_buffer("offset", torch.tensor([value, -2.0], dtype=torch.float64))
+
+    def forward(self, x):
+        return x + self.offset
+
+
+class HalfScale(torch.nn.Module):
+    def __init__(self, last):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor([0.5, 3.0, last], dtype=torch.float16))
+
+    def forward(self, x):
+        return x * self.scale
 
 
 class ComplexScale(torch.nn.Module):
@@ -84,6 +105,10 @@ def main():
     save(Int64Offset(2 ** 53), os.path.join(out, "int64_2p53.pt"))
     save(Int64Offset(2 ** 53 + 1), os.path.join(out, "int64_2p53_plus1.pt"))
     save(ComplexScale(), os.path.join(out, "complex.pt"))
+    save(Float64Offset(1.0), os.path.join(out, "float64_one.pt"))
+    save(Float64Offset(1.0 + 2.0 ** -52), os.path.join(out, "float64_one_ulp.pt"))
+    save(HalfScale(1.0), os.path.join(out, "float16_a.pt"))
+    save(HalfScale(1.0 + 2.0 ** -10), os.path.join(out, "float16_b.pt"))
     save(DottedName(2.0), os.path.join(out, "dotted_2.pt"))
     save(DottedName(10.0), os.path.join(out, "dotted_10.pt"))
 

@@ -213,27 +213,38 @@ std::vector<ParameterValues> ModelWorker::parameterValues(std::optional<uint64_t
   json asked{{"op", "parameter_values"}};
   if (digestKey) asked["digest_key"] = *digestKey;
   if (valuesOf) asked["values_of"] = *valuesOf;
-  const json answer = decode(request(json::to_cbor(asked), limits_.requestSeconds, "parameter values"));
+  const std::vector<uint8_t> frame = request(json::to_cbor(asked), limits_.requestSeconds, "parameter values");
+  worker::Tail tail;
+  json answer;
+  try {
+    answer = worker::parseCborWithTail(frame, tail);
+  } catch (const Error& e) {
+    throw Error(std::string("the model worker sent an unreadable answer: ") + e.what());
+  }
   if (!answer.value("ok", false)) rethrow(answer, limits_, path_);
   std::vector<ParameterValues> out;
+  // [offset, length] in the tail, of `Element`s.
+  const auto read = [&tail](const json& range, const std::string& what, auto element, auto& into) {
+    using Element = decltype(element);
+    const uint64_t offset = range.at(0).get<uint64_t>(), bytes = range.at(1).get<uint64_t>();
+    if (bytes % sizeof(Element) != 0) throw Error("the model worker sent a malformed parameter " + what);
+    const uint8_t* data = tail.at(offset, bytes, "parameter " + what);
+    into.resize(bytes / sizeof(Element));
+    for (size_t i = 0; i < into.size(); ++i) {
+      Element e;
+      std::memcpy(&e, data + i * sizeof(Element), sizeof(Element));
+      into[i] = e;
+    }
+  };
   for (const json& p : answer.at("parameters")) {
     ParameterValues v;
     v.name = p.at("name").get<std::string>();
     v.shape = p.at("shape").get<std::vector<int64_t>>();
     v.dtype = p.at("dtype").get<std::string>();
     v.isBuffer = p.at("buffer").get<bool>();
-    if (p.contains("values")) {
-      const auto& bytes = p.at("values").get_binary();
-      if (bytes.size() % sizeof(double) != 0) throw Error("the model worker sent a malformed parameter " + v.name);
-      v.values.resize(bytes.size() / sizeof(double));
-      std::memcpy(v.values.data(), bytes.data(), bytes.size());
-    }
-    if (p.contains("integers")) {
-      const auto& bytes = p.at("integers").get_binary();
-      if (bytes.size() % sizeof(int64_t) != 0) throw Error("the model worker sent a malformed parameter " + v.name);
-      v.integers.resize(bytes.size() / sizeof(int64_t));
-      std::memcpy(v.integers.data(), bytes.data(), bytes.size());
-    }
+    if (p.contains("floats")) read(p.at("floats"), v.name, float{}, v.values);
+    if (p.contains("doubles")) read(p.at("doubles"), v.name, double{}, v.values);
+    if (p.contains("integers")) read(p.at("integers"), v.name, int64_t{}, v.integers);
     if (p.contains("digest")) v.digest = p.at("digest").get<uint64_t>();
     out.push_back(std::move(v));
   }

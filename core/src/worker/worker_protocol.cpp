@@ -103,6 +103,36 @@ json parseCbor(const std::vector<uint8_t>& bytes) {
   return result;
 }
 
+std::vector<uint8_t> cborWithTail(json document, const std::vector<uint8_t>& tail) {
+  document["tail_bytes"] = tail.size();
+  std::vector<uint8_t> bytes = json::to_cbor(document);
+  bytes.insert(bytes.end(), tail.begin(), tail.end());
+  return bytes;
+}
+
+json parseCborWithTail(const std::vector<uint8_t>& bytes, Tail& tail) {
+  tail = {};
+  json result;
+  DepthLimitedSax sax(result);
+  try {
+    // Not strict: the document ends where the tail begins.
+    json::sax_parse(bytes.begin(), bytes.end(), &sax, nlohmann::detail::input_format_t::cbor, /*strict=*/false);
+  } catch (const json::exception& e) {
+    throw Error(std::string("not valid CBOR: ") + e.what());
+  }
+  const uint64_t size = result.is_object() ? result.value("tail_bytes", uint64_t{0}) : 0;
+  if (size > bytes.size()) throw Error("a frame of " + std::to_string(bytes.size()) + " bytes says it ends with " + std::to_string(size));
+  tail = {bytes.data() + bytes.size() - size, static_cast<size_t>(size)};
+  return result;
+}
+
+const uint8_t* Tail::at(uint64_t offset, uint64_t bytes, const std::string& what) const {
+  if (offset > size || bytes > size - offset)
+    throw Error("the model worker sent " + what + " at bytes " + std::to_string(offset) + "+" + std::to_string(bytes) +
+                " of a tail of " + std::to_string(size));
+  return data + offset;
+}
+
 json inputsJson(const std::vector<InputSpec>& inputs) {
   json out = json::array();
   for (const InputSpec& s : inputs) out.push_back({{"key", s.key.parts()}, {"shape", s.shape}, {"dtype", dtypeJson(s.dtype)}});

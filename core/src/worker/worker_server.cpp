@@ -15,6 +15,7 @@
 #include <execinfo.h>
 #include <ucontext.h>
 #include <cerrno>
+#include <cstring>
 #include <csetjmp>
 #include <csignal>
 #include <cstdlib>
@@ -205,6 +206,8 @@ InputValues givenValues(const json& req) {
 
 struct WorkerState {
   std::optional<ModelFile> model;
+  /// Raw bytes the answer being made carries after its document (cborWithTail).
+  std::vector<uint8_t> tail;
   std::unique_ptr<GraphModule> graphModule;
 
   const ModelFile& openModel() const {
@@ -300,10 +303,10 @@ def forward(self, x: Tensor) -> Tensor:
     return {{"ok", true}, {"records", worker::recordsJson(graphModule->forwardRecorded(td, &out))}};
   }
 
-  // Every parameter and buffer of the root with its values, exactly, for diff (CBOR bytes):
-  // floating tensors as doubles (exact for every float dtype), complex ones as their real and
-  // imaginary parts, integers and bools as int64 (a double would round 2^53 + 1), quantized ones
-  // by their integer representation.
+  // Every parameter and buffer of the root with its values, exactly, for diff (raw bytes in the
+  // answer's tail: "floats", "doubles" or "integers" give offset and length): floating tensors as
+  // float32 (float64 as doubles), complex ones as their real and imaginary parts, integers and
+  // bools as int64 (a double would round 2^53 + 1), quantized ones by their integer representation.
   // With "digest_key", each parameter's digest (tensorDigest); with "values_of", values only for the
   // parameters it names (a diff reads the values of those whose digests differ, nothing else).
   json parameterValues(const json& req) {
@@ -322,15 +325,24 @@ def forward(self, x: Tensor) -> Tensor:
         return;
       }
       if (t.is_quantized()) t = t.int_repr();
-      if (t.numel() > 0 && (at::isIntegralType(t.scalar_type(), /*includeBool=*/true))) {
-        const at::Tensor d = t.to(at::kLong).contiguous();
-        const auto* bytes = reinterpret_cast<const uint8_t*>(d.data_ptr<int64_t>());
-        p["integers"] = json::binary(std::vector<uint8_t>(bytes, bytes + d.numel() * static_cast<int64_t>(sizeof(int64_t))));
-      } else if (t.numel() > 0) {
-        const at::Tensor d = (t.is_complex() ? at::view_as_real(t.resolve_conj()) : t).to(at::kDouble).contiguous();
-        const auto* bytes = reinterpret_cast<const uint8_t*>(d.data_ptr<double>());
-        p["values"] = json::binary(std::vector<uint8_t>(bytes, bytes + d.numel() * static_cast<int64_t>(sizeof(double))));
+      if (t.numel() == 0) {
+        list.push_back(std::move(p));
+        return;
       }
+      // Raw bytes after the answer (cborWithTail): floating values as float32, exact for every
+      // floating dtype but float64, which goes as it is.
+      at::Tensor d;
+      if (at::isIntegralType(t.scalar_type(), /*includeBool=*/true)) d = t.to(at::kLong);
+      else if (t.is_complex()) d = at::view_as_real(t.resolve_conj());
+      else d = t;
+      if (d.is_floating_point() && d.scalar_type() != at::kDouble) d = d.to(at::kFloat);
+      d = d.contiguous();
+      const size_t bytes = static_cast<size_t>(d.numel()) * d.element_size();
+      const size_t offset = tail.size();
+      tail.resize(offset + bytes);
+      std::memcpy(tail.data() + offset, d.data_ptr(), bytes);
+      const char* kind = d.scalar_type() == at::kLong ? "integers" : d.scalar_type() == at::kDouble ? "doubles" : "floats";
+      p[kind] = json::array({offset, bytes});
       list.push_back(std::move(p));
     };
     // Named by their path, walked here rather than by named_parameters: a crafted archive can hold a
@@ -634,7 +646,10 @@ void serveModelWorker(int fd, uint64_t memoryBytes) {
     } catch (const std::exception& e) {
       answer = failure("error", exceptionTypeName(e) + ": " + e.what(), "exception");
     }
-    if (!worker::writeFrame(fd, json::to_cbor(answer))) break;
+    const std::vector<uint8_t> bytes = state.tail.empty() ? json::to_cbor(answer) : worker::cborWithTail(answer, state.tail);
+    state.tail.clear();
+    state.tail.shrink_to_fit();
+    if (!worker::writeFrame(fd, bytes)) break;
   }
 }
 

@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -111,6 +112,34 @@ TEST(Layout, AModuleCalledAgainIsNamedWithinItsFrame) {
   EXPECT_FALSE(again->cluster.empty());
   EXPECT_EQ(first->lines.back(), "fc") << first->lines.back();
   EXPECT_EQ(again->lines.back(), "fc_1") << again->lines.back();
+}
+
+TEST(Layout, AModuleCalledTwiceGetsAFramePerCallAndEveryEdgeRunsDown) {
+  // Swin's blocks call one module (stochastic_depth) after the attention and again after the MLP.
+  // One frame for both calls held the two ends of the block, and each edge into the second call
+  // went up through it: torchvision's swin_t was laid out as a staircase, right to left (issue 57, K).
+  const GraphModule gm = traceFixture("reused_module.pt");
+  const ViewGraph view = buildView(gm.traced(), optionsFor(ViewStyle::Tdfx, std::nullopt, true));
+  std::map<std::string, const ViewCluster*> clusters;
+  for (const ViewCluster& c : view.clusters) clusters[c.id] = &c;
+  for (const std::string block : {"0", "1", "2", "3"}) {
+    ASSERT_TRUE(clusters.count("cluster_" + block + ".scale")) << block;
+    const auto again = clusters.find("cluster_" + block + ".scale (call 2)");
+    ASSERT_NE(again, clusters.end()) << block;
+    EXPECT_EQ(again->second->title, block + ".scale (LayerScale), call 2");
+    EXPECT_EQ(again->second->parent, "cluster_" + block);
+    EXPECT_FALSE(clusters.count("cluster_" + block + ".scale (call 3)"));
+  }
+  // Modules called once keep one frame: the mlp, the blocks.
+  EXPECT_FALSE(clusters.count("cluster_0.mlp (call 2)"));
+  EXPECT_FALSE(clusters.count("cluster_0 (call 2)"));
+  const ViewNode* secondMul = view.findNode("mul_1");
+  ASSERT_NE(secondMul, nullptr);
+  EXPECT_EQ(secondMul->cluster, "cluster_0.scale (call 2)");
+  const LayoutResult layout = layoutView(view);
+  std::map<std::string, double> y;
+  for (const auto& n : layout.nodes) y[n.id] = n.y;
+  for (const ViewEdge& e : view.edges) EXPECT_LT(y.at(e.from), y.at(e.to)) << e.from << " -> " << e.to << " runs up";
 }
 
 TEST(Layout, FxStyleMatchesFxGraphDrawer) {

@@ -17,6 +17,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
+#include <QFontMetricsF>
+#include <QGraphicsItem>
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/serialization/import.h>
 
@@ -386,7 +388,9 @@ TEST(Panels, ATallGraphOpensReadableAtItsStart) {
   GraphView& graphView = tall.view;
   graphView.showStart();
   ASSERT_NE(graphView.minimap(), nullptr);
-  EXPECT_GE(graphView.transform().m11(), 0.5);  // fitting it all would be far below readable
+  // Fitting it all would be far below readable; the labels' lines are at least 9 px high (issue 57,
+  // K: swin_t opened at 50 %, its text about 6 px).
+  EXPECT_GE(QFontMetricsF(GraphScene::labelFont()).height() * graphView.transform().m11(), 9.0);
   const QRectF shown = graphView.minimap()->visibleSceneRect();
   EXPECT_LT(shown.top() - scene.sceneRect().top(), 1.0);  // the start: where the input is
   EXPECT_TRUE(graphView.minimap()->isVisible());
@@ -394,6 +398,11 @@ TEST(Panels, ATallGraphOpensReadableAtItsStart) {
   EXPECT_GE(graphView.minimap()->transform().m11() * scene.sceneRect().width(), 100);
   const QRectF mapped = graphView.minimap()->mapToScene(graphView.minimap()->viewport()->rect()).boundingRect();
   EXPECT_TRUE(mapped.intersects(shown)) << "the overview follows the part in view";
+  // Narrower than the graph: readable still, not fitted to the width.
+  graphView.resize(static_cast<int>(scene.sceneRect().width() / 2), 1000);
+  graphView.showStart();
+  EXPECT_GE(QFontMetricsF(GraphScene::labelFont()).height() * graphView.transform().m11(), 9.0)
+      << "scale " << graphView.transform().m11();
   // A small graph is simply fitted.
   ViewGraph small;
   small.nodes.resize(2);
@@ -404,6 +413,39 @@ TEST(Panels, ATallGraphOpensReadableAtItsStart) {
   graphView.sceneChanged();
   graphView.showStart();
   EXPECT_TRUE(shownWhole(graphView, scene));
+}
+
+TEST(Panels, AGraphOpensAtItsInputWhenItsFirstBandIsWiderThanTheView) {
+  // One input fanning out to 40 nodes: the band of the first rows is four views wide, the input in
+  // its middle. The view started at the band's left, without the input (issue 57, K: Swin's first
+  // stage starts at the right of its picture).
+  ViewGraph fan;
+  auto node = [&fan](const std::string& id) {
+    ViewNode n;
+    n.id = id;
+    n.lines = {id};
+    fan.nodes.push_back(n);
+  };
+  node("input");
+  node("joined");
+  for (int i = 0; i < 40; ++i) {
+    node("branch_" + std::to_string(i));
+    fan.edges.push_back({"input", "branch_" + std::to_string(i), ""});
+    fan.edges.push_back({"branch_" + std::to_string(i), "joined", ""});
+  }
+  GraphScene scene;
+  scene.showGraph(fan, layoutView(fan));
+  GraphView graphView;
+  graphView.setScene(&scene);
+  graphView.resize(1000, 700);
+  graphView.show();
+  graphView.sceneChanged();
+  graphView.showStart();
+  const QRectF shown = graphView.mapToScene(graphView.viewport()->rect()).boundingRect();
+  ASSERT_NE(scene.nodeItem(QStringLiteral("input")), nullptr);
+  EXPECT_TRUE(shown.contains(scene.nodeItem(QStringLiteral("input"))->sceneBoundingRect()))
+      << "the input is out of sight at the start";
+  EXPECT_GE(QFontMetricsF(GraphScene::labelFont()).height() * graphView.transform().m11(), 9.0);
 }
 
 TEST(Panels, AVerifyRunOfThePreviousModelIsDropped) {

@@ -257,27 +257,35 @@ void GraphView::fitWidthFrom(double top) {
 
 void GraphView::showStart() {
   fitAll();
-  constexpr double kReadable = 0.5;  // below this scale labels are hard to read
-  if (!scene() || transform().m11() >= kReadable) return;
+  // Below kReadableScale node labels are under 9 px (issue 57, K: swin_t opened at 0.5, text about 6 px).
+  if (!scene() || transform().m11() >= kReadableScale) return;
   const QRectF r = scene()->sceneRect();
   const bool tall = r.height() >= r.width();
   // Fit the narrow side when that is readable, else the readable minimum; never above 100 %.
   const double across = tall ? viewport()->width() / r.width() : viewport()->height() / r.height();
-  const double s = std::clamp(across, kReadable, 1.0);
+  const double s = std::clamp(across, kReadableScale, 1.0);
   sideRoomLeft_ = sideRoomRight_ = 0;
   resetTransform();
   scale(s, s);
   const double halfW = viewport()->width() / (2 * s), halfH = viewport()->height() / (2 * s);
-  // Where the graph starts: the nodes in its top band, centred, or from their left when they are
-  // wider than the view. The middle of the graph's width can be empty: a wide top-to-bottom graph
-  // (Swin's stages step right and down), and the FX style's column of weights beside a tall chain
-  // (mobilenet_v3_small: the view sat on empty canvas, issue 57, D).
-  QRectF start;
+  // Where the graph starts: its first row of nodes (the input), centred, or from their left when
+  // they are wider than the view. The rest of the top band can lie far to the side: Swin's first
+  // stage starts at the right of the picture (the view showed the middle of the band, without the
+  // input), maxvit_t's nested frames put six titles above its first node, and the FX style's row
+  // of weights lies beside a tall chain (mobilenet_v3_small: the view sat on empty canvas, issue 57, D).
+  QRectF band, firstRow;
+  std::vector<QRectF> nodes;
   for (const QGraphicsItem* item : scene()->items(QRectF(r.left(), r.top(), r.width(), 2 * halfH), Qt::IntersectsItemBoundingRect))
-    if (!item->data(0).toString().isEmpty()) start = start.united(item->sceneBoundingRect());  // nodes only
+    if (!item->data(0).toString().isEmpty()) nodes.push_back(item->sceneBoundingRect());  // nodes only
+  double top = r.bottom();
+  for (const QRectF& n : nodes) top = std::min(top, n.top());
+  for (const QRectF& n : nodes)
+    if (n.top() < top + n.height()) firstRow = firstRow.united(n);
   double x = tall ? r.center().x() : r.left() + halfW;
-  if (!start.isEmpty()) x = start.width() > 2 * halfW ? start.left() + halfW : start.center().x();
-  centerOn(x, r.top() + halfH);
+  if (!firstRow.isEmpty()) x = firstRow.width() > 2 * halfW ? firstRow.left() + halfW : firstRow.center().x();
+  // From the top of the picture, or from a little above the first row when frame titles fill the top.
+  const double y = firstRow.isEmpty() ? r.top() : std::max(r.top(), firstRow.top() - 40);
+  centerOn(x, y + halfH);
   scaleChanged();
 }
 

@@ -306,6 +306,41 @@ std::vector<std::vector<std::string>> scopeChains(const Graph& graph) {
   return chains;
 }
 
+// Which call of each scope of its chain a node belongs to (1 for the first). A module called twice
+// (swin's `stochastic_depth`, once after the attention and once after the MLP) is one path but two
+// runs of code with the rest of the block between them; drawn as one frame, the frame must hold
+// both, and every edge from the first run to the second goes up through it (torchvision's swin_t
+// was laid out as a staircase, right to left). A call ends when a call node outside the scope runs;
+// a later node of the scope begins the next one. Attribute reads neither end a call nor are ended.
+std::vector<std::vector<int>> scopeCalls(const Graph& graph, const std::vector<std::vector<std::string>>& chains) {
+  std::vector<std::vector<int>> calls(graph.size());
+  std::map<std::string, int> count;   // calls of a scope so far
+  std::set<std::string> running, ended;  // scopes of the calls in progress; scopes whose last call ended
+  for (const auto& n : graph.nodes()) {
+    const std::vector<std::string>& chain = chains[n->index()];
+    const OpKind op = n->op();
+    if (op == OpKind::Placeholder || op == OpKind::Output) continue;
+    if (op == OpKind::CallFunction || op == OpKind::CallMethod || op == OpKind::CallModule) {
+      for (auto it = running.begin(); it != running.end();) {
+        if (std::find(chain.begin(), chain.end(), *it) != chain.end()) {
+          ++it;
+          continue;
+        }
+        ended.insert(*it);
+        it = running.erase(it);
+      }
+    }
+    std::vector<int>& mine = calls[n->index()];
+    for (const std::string& scope : chain) {
+      int& c = count[scope];
+      if (c == 0 || ended.erase(scope)) ++c;
+      running.insert(scope);
+      mine.push_back(c);
+    }
+  }
+  return calls;
+}
+
 // The largest depth showing at most `maxVisibleNodes` nodes, one count per candidate depth.
 int autoDepth(const std::vector<std::vector<std::string>>& chains, int maxVisibleNodes) {
   size_t maxDepth = 0;
@@ -369,18 +404,30 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     tdTitles[tdScopePath(m.position)] = title;
   }
   auto clusterId = [](const std::string& scope) { return "cluster_" + scope; };
-  std::set<std::string> usedClusters;
-  auto innermostCluster = [&](const std::vector<std::string>& chain, const std::string& stopAt) {
+  // A frame per call of a scope (scopeCalls): the first keeps the scope's own id.
+  const std::vector<std::vector<int>> calls = fx ? std::vector<std::vector<int>>() : scopeCalls(graph, chains);
+  const auto callClusterId = [&clusterId](const std::string& scope, int call) {
+    return call <= 1 ? clusterId(scope) : clusterId(scope) + " (call " + std::to_string(call) + ")";
+  };
+  struct UsedCluster {
+    std::string scope, parent;  // parent: the enclosing frame's id, "" at the top
+    int call = 1;
+  };
+  std::map<std::string, UsedCluster> usedClusters;  // by id
+  auto innermostCluster = [&](const Node& n, const std::string& stopAt) {
     // Clusters are the expanded scopes around a visible node (up to, not including, a collapsed one).
     // FxGraphDrawer's picture has none.
     if (fx) return std::string();
+    const std::vector<std::string>& chain = chains[n.index()];
     std::string inner;
-    for (const std::string& s : chain) {
-      if (s == stopAt) break;
-      inner = s;
-      usedClusters.insert(s);
+    for (size_t i = 0; i < chain.size(); ++i) {
+      if (chain[i] == stopAt) break;
+      const int call = i < calls[n.index()].size() ? calls[n.index()][i] : 1;
+      const std::string id = callClusterId(chain[i], call);
+      usedClusters.emplace(id, UsedCluster{chain[i], inner, call});
+      inner = id;
     }
-    return inner.empty() ? std::string() : clusterId(inner);
+    return inner;
   };
 
   std::vector<std::string> viewId(graph.size());
@@ -414,10 +461,10 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
         v.scope = folded;
         std::string type = scopeTypes.count(folded) ? lastPart(scopeTypes[folded]) : "";
         if (tdTitles.count(folded)) type = tdTitles[folded];
-        v.cluster = innermostCluster(chain, folded);
+        v.cluster = innermostCluster(n, folded);
         // Named within the frame around it, as an expanded module's nodes are ("encoder_layer_0"
         // inside encoder.layers); FX's picture has no frames and keeps the path.
-        const std::string parent = v.cluster.empty() ? std::string() : v.cluster.substr(clusterId("").size());
+        const std::string parent = v.cluster.empty() ? std::string() : usedClusters.at(v.cluster).scope;
         const bool inFrame = !fx && !parent.empty() && folded.compare(0, parent.size() + 1, parent + ".") == 0;
         v.lines = {inFrame ? folded.substr(parent.size() + 1) : folded, type};
         v.fillColor = fx ? "LemonChiffon1" : kCollapsedColor;
@@ -438,7 +485,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     if (!shapeFolds.folded.empty() && shapeFolds.folded[n.index()]) continue;  // drawn in its shape node
     ViewNode v;
     v.irNodes = {n.name()};
-    v.cluster = innermostCluster(chain, "");
+    v.cluster = innermostCluster(n, "");
     v.fxDifference = n.meta().fxDifference;
     if (!fx && isKeyRead(n)) {
       v.id = n.name();
@@ -582,22 +629,28 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
   }
 
   // Clusters for the expanded scopes that hold visible nodes, parents before children.
-  for (const std::string& scope : usedClusters) {
+  for (const auto& [id, used] : usedClusters) {
     ViewCluster c;
-    c.id = clusterId(scope);
+    c.id = id;
+    const std::string& scope = used.scope;
     c.title = tdTitles.count(scope) ? tdTitles[scope]
                                     : scope + (scopeTypes.count(scope) ? " (" + lastPart(scopeTypes[scope]) + ")" : "");
-    const size_t dot = scope.rfind('.');
-    std::string parent = dot == std::string::npos ? "" : scope.substr(0, dot);
-    while (!parent.empty() && !usedClusters.count(parent)) {
-      const size_t d = parent.rfind('.');
-      parent = d == std::string::npos ? "" : parent.substr(0, d);
-    }
-    c.parent = parent.empty() ? "" : clusterId(parent);
+    if (used.call > 1) c.title += ", call " + std::to_string(used.call);
+    c.parent = used.parent;
     view.clusters.push_back(std::move(c));
   }
-  std::sort(view.clusters.begin(), view.clusters.end(),
-            [](const ViewCluster& a, const ViewCluster& b) { return a.id.size() < b.id.size() || (a.id.size() == b.id.size() && a.id < b.id); });
+  // Parents before children: by depth (a later call's id is longer than its children's ids), then
+  // as before, by id length and id.
+  const auto depthOf = [&usedClusters](const std::string& id) {
+    int depth = 0;
+    for (std::string at = usedClusters.at(id).parent; !at.empty(); at = usedClusters.at(at).parent) ++depth;
+    return depth;
+  };
+  std::map<std::string, int> depths;
+  for (const auto& [id, used] : usedClusters) depths[id] = depthOf(id);
+  std::sort(view.clusters.begin(), view.clusters.end(), [&depths](const ViewCluster& a, const ViewCluster& b) {
+    return std::make_tuple(depths.at(a.id), a.id.size(), a.id) < std::make_tuple(depths.at(b.id), b.id.size(), b.id);
+  });
   return view;
 }
 

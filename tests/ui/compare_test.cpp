@@ -216,6 +216,29 @@ TEST(Compare, PanesZoomAndScrollTogetherAndAnAddedBlockIsShownWhereItWouldBeOnTh
   EXPECT_TRUE(grown->viewA()->viewport()->rect().contains(onScreen(grown->viewA(), grown->sceneA(), anchor)));
 }
 
+TEST(Compare, ANodeClickedOnOneSideHasItsPartnerBesideItOnTheOther) {
+  // The other pane centred the partner wherever the clicked node was (issue 57's leftovers): the
+  // two are now at the same place in their panes, and the clicked pane does not move under the pointer.
+  MainWindow w(/*interactive=*/false);
+  CompareWindow* c = compareAndWait(w, diffModel("resnet18.pt"), diffModel("resnet18_finetuned.pt"));
+  ASSERT_NE(c, nullptr);
+  showAndSettle(c);
+  const QString id = QStringLiteral("layer2_0_conv1");
+  c->viewA()->showItem(c->sceneA()->nodeItem(id));
+  // Off the centre of pane A (down and to the left), still in sight.
+  c->viewA()->verticalScrollBar()->setValue(c->viewA()->verticalScrollBar()->value() - 150);
+  c->viewA()->horizontalScrollBar()->setValue(c->viewA()->horizontalScrollBar()->value() + 60);
+  const QRect before = onScreen(c->viewA(), c->sceneA(), id);
+  ASSERT_TRUE(c->viewA()->viewport()->rect().contains(before));
+  c->sceneA()->selectNode(id);
+  EXPECT_EQ(c->sceneB()->selectedNode(), id);
+  EXPECT_EQ(onScreen(c->viewA(), c->sceneA(), id), before) << "the clicked pane moved";
+  const QRect partner = onScreen(c->viewB(), c->sceneB(), id);
+  EXPECT_LE(QLineF(partner.center(), before.center()).length(), 3.0)  // centerOn rounds to whole pixels
+      << "partner at " << partner.center().x() << "," << partner.center().y() << ", clicked node at " << before.center().x()
+      << "," << before.center().y();
+}
+
 // Issue 36's review: the compare window read side A's picture from the window's live session, which
 // a relayout in the main window rewrites; it keeps a copy of the picture it draws.
 TEST(Compare, ARelayoutInTheMainWindowLeavesTheComparedPictureAsItIsDrawn) {

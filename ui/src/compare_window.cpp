@@ -206,9 +206,26 @@ void CompareWindow::follow(int from, const QString& id) {
   QString other = sides_[from].match.value(id);
   if (other.isEmpty() && !id.isEmpty()) other = anchorOnOtherSide(from, id);
   there.scene->selectNode(other);
-  if (!other.isEmpty()) there.view->showItem(there.scene->nodeItem(other));
+  if (!other.isEmpty()) showBeside(from, id, other);
   inspect(1 - from, other);
   syncing_ = false;
+}
+
+void CompareWindow::showBeside(int from, const QString& id, const QString& partner) {
+  // The clicked node stays under the pointer; its partner goes to the same place in the other pane,
+  // at the same zoom, so the two are read side by side (the other pane centred it, wherever the
+  // clicked one was: issue 57's leftovers).
+  GraphView* here = sides_[from].view;
+  GraphView* there = sides_[1 - from].view;
+  const QGraphicsItem* clicked = sides_[from].scene->nodeItem(id);
+  const QGraphicsItem* item = sides_[1 - from].scene->nodeItem(partner);
+  if (!item) return;
+  const QRect shown = here->viewport()->rect();
+  const QPointF at = clicked ? here->mapFromScene(clicked->sceneBoundingRect().center()) : QPointF();
+  if (!clicked || !shown.contains(at.toPoint())) return there->showItem(item);
+  if (there->transform().m11() != here->transform().m11()) there->setZoom(here->transform().m11());
+  const double scale = there->transform().m11();
+  there->centerOn(item->sceneBoundingRect().center() - (at - QPointF(shown.center())) / scale);
 }
 
 void CompareWindow::keepTogether(int from) {

@@ -67,6 +67,8 @@ class CompareWindow : public QWidget {
   void matchViewNodes(int from);
   void showDifference(const QString& irA, const QString& irB);
   /// Selects, on the other side, what `id` on side `from` matches.
+  /// Puts `partner` (on the other side) where `id` is in its pane; centred when `id` is not in sight.
+  void showBeside(int from, const QString& id, const QString& partner);
   void follow(int from, const QString& id);
   /// The other side's view node that the nodes `id` stands for match; for an added or removed node,
   /// the match of the nearest node before it that has one (where the block would be).

@@ -177,7 +177,7 @@ void MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::startLoad(const QString& path, std::shared_ptr<ModelSession> previous) {
-  status_->setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(QFileInfo(path).fileName()));
+  status_->setBusy(tr(previous ? "Reloading %1 ..." : "Loading %1 ...").arg(nameOf(path)));
   loader_->load(path, options_, std::move(previous));
 }
 

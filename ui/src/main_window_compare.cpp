@@ -58,7 +58,7 @@ void MainWindow::onCompared(const CompareOutcome& outcome) {
   status_->setText(outcome.report.trimmed().section('\n', -1));
   // Side by side in a window of its own; a new comparison replaces the last one.
   if (compareWindow_) compareWindow_->deleteLater();
-  const QString nameA = QFileInfo(QString::fromStdString(session_->traced.model.path)).fileName();
+  const QString nameA = nameOf(QString::fromStdString(session_->traced.model.path));
   const QString nameB = QFileInfo(QString::fromStdString(outcome.other->traced.model.path)).fileName();
   // A copy of the picture as drawn now: a relayout here rewrites session_'s view, and the compare
   // window maps names and follows edges on the picture it draws (the graph and worker are shared).

@@ -65,7 +65,7 @@ void MainWindow::onFileGone(const QString& path) {
   if (!session_ || QFileInfo(path) != QFileInfo(QString::fromStdString(session_->traced.model.path))) return;
   setWindowTitle(tr("%1 (file gone) - tdfx").arg(nameOf(path)));
   status_->setText(tr("%1 is gone (deleted or moved): this is its last version; it is reopened if it comes back")
-                       .arg(QFileInfo(path).fileName()));
+                       .arg(nameOf(path)));
   Q_EMIT followedFileGone(path);
 }
 
@@ -87,7 +87,7 @@ void MainWindow::showReload(const LoadOutcome& outcome) {
     // A broken intermediate save: the last good graph stays, and the status bar says why.
     lastError_ = outcome.error;
     status_->setText(tr("%1 changed but cannot be opened; the last good version stays: %2")
-                         .arg(QFileInfo(outcome.path).fileName(), outcome.error.section('\n', 0, 0).left(300)));
+                         .arg(nameOf(outcome.path), outcome.error.section('\n', 0, 0).left(300)));
     status_->setToolTip(plainToolTip(capMessage(outcome.error)));  // the model's text, as text
     followFile(QString::fromStdString(session_->traced.model.path), outcome.stamp);  // a save since then is reported
     Q_EMIT loadFailed(outcome.error);

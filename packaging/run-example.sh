@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
 source packaging/ccache-env.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $TDFX_CCACHE_ARGS >/dev/null
-cmake --build build -j"$(nproc)" --target tdfx_gui tdfx_cli tdfx_models
+cmake --build build -j"$(nproc)" --target tdfx_installed  # the app, the CLI, the examples, and all `cpack` packages
 example=build/resources/examples/seed_sequential.pt
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   exec build/app/tdfx "$example"

@@ -37,7 +37,7 @@ import tdfx_server
 
 __version__ = "0.1.0"  # the project's version (CMakeLists.txt); test_api checks they agree
 
-__all__ = ["show", "draw", "trace", "verify", "diff", "set_limits", "Drawing", "Trace", "VerifyResult", "Diff", "Window",
+__all__ = ["show", "can_show", "draw", "trace", "verify", "diff", "set_limits", "Drawing", "Trace", "VerifyResult", "Diff", "Window",
            "TdfxError", "NotInstalledError", "ScriptError", "WorkerLimitError"]
 
 ModuleOrPath = Union[str, "os.PathLike[str]", Any]
@@ -102,12 +102,19 @@ def _cause(stderr: str) -> str:
 
 class _Spinner:
     """Progress for calls that take over a second: a spinner on a terminal's stderr, removed when
-    the call ends, or one quiet line in a notebook's output, which then says how long it took."""
+    the call ends, or one quiet line in a notebook's output, which then says how long it took.
+
+    In a notebook a cell has one such line at most: the calls of a loop update it in place
+    ("tdfx: verifying... done in 0.3 s, call 12 of this cell") instead of adding one line each."""
+
+    # The cell whose line is shown: (execution count, display handle, calls in that cell).
+    _cell: Tuple[Optional[int], Any, int] = (None, None, 0)
 
     def __init__(self, what: str) -> None:
         self.what, self.stop = what, threading.Event()
         self.thread: Optional[threading.Thread] = None
         self.handle: Any = None
+        self.call = 1
 
     def __enter__(self) -> "_Spinner":
         self.started = time.monotonic()
@@ -115,6 +122,7 @@ class _Spinner:
         if terminal:
             self.thread = threading.Thread(target=self._spin, daemon=True)
         elif "ipykernel" in sys.modules:
+            self._count_call()
             self.thread = threading.Thread(target=self._note, daemon=True)
         if self.thread:
             self.thread.start()
@@ -131,12 +139,32 @@ class _Spinner:
                 sys.stderr.flush()
                 return
 
+    def _count_call(self) -> None:
+        try:
+            from IPython import get_ipython
+            shell = get_ipython()
+            cell = shell.execution_count if shell is not None else None
+        except Exception:  # noqa: BLE001 - progress is optional
+            cell = None
+        shown_in, handle, calls = _Spinner._cell
+        if cell is not None and cell == shown_in:
+            self.call, self.handle = calls + 1, handle
+        _Spinner._cell = (cell, self.handle, self.call)
+
+    def _text(self, state: str) -> str:
+        return f"{self.what}..." + (f" {state}" if state else "") + (f", call {self.call} of this cell" if self.call > 1 else "")
+
     def _note(self) -> None:
         if self.stop.wait(1.0):
             return
         try:
+            if self.handle is not None:  # this cell's line, updated in place
+                self.handle.update({"text/plain": self._text("")}, raw=True)
+                return
             from IPython.display import display
-            self.handle = display({"text/plain": f"{self.what}..."}, raw=True, display_id=True)
+            self.handle = display({"text/plain": self._text("")}, raw=True, display_id=True)
+            cell, _, calls = _Spinner._cell
+            _Spinner._cell = (cell, self.handle, calls)
         except Exception:  # noqa: BLE001 - progress is optional
             self.handle = None
 
@@ -150,7 +178,7 @@ class _Spinner:
             try:
                 seconds = time.monotonic() - self.started
                 ended = "failed" if exc and exc[0] is not None else "done"
-                self.handle.update({"text/plain": f"{self.what}... {ended} in {seconds:.1f} s"}, raw=True)
+                self.handle.update({"text/plain": self._text(f"{ended} in {seconds:.1f} s")}, raw=True)
             except Exception:  # noqa: BLE001
                 pass
 
@@ -584,38 +612,45 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
         raise TdfxError(f"style must be 'tdfx' or 'fx', not {style!r}")
     _program("tdfx-cli", "TDFX_CLI")
     given = _input_args(module_or_path, inputs)  # a wrong input is said before the module is saved
-    path = _model_file(module_or_path, example_inputs)
-    options = ["--style", style]
-    if depth is not None:
-        options += ["--depth", str(int(depth))]
-    if shapes or inputs is not None:
-        options += ["--shapes", "--seed", str(int(seed)), *given]
-    if checks:
-        options.append("--checks")
-    if shape_arithmetic:
-        options.append("--shape-arithmetic")
-    if max_nodes is not None:
-        if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
-            raise TdfxError(f"max_nodes: expected an int >= 1 or None, got {max_nodes!r}")
-        options += ["--max-nodes", str(max_nodes)]
-    svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
-    # One request: the picture, then the code of the model the server still has open.
-    runs = _cli_all([["export", path, "-o", svg_path, *options], ["trace", path]], "tdfx: drawing")
+    # The tensors' file lives as long as the drawing, which exports again from it (save as PNG, PDF):
+    # removed with the drawing, or at once when the call fails (inputs-N.pt files piled up).
     try:
-        if runs[0].returncode != 0:  # then trace was not run
-            _fail(runs[0])
-    except TdfxError as e:
-        message = _too_large(e)
-        if message is None:
-            raise
-        raise TdfxError(message) from None
-    traced = runs[1]
-    if traced.returncode != 0:
-        _fail(traced)
-    with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
-        svg = f.read()
-    os.unlink(svg_path)
-    drawing = Drawing(path, options, svg, Trace(traced.stdout.decode("utf-8", "backslashreplace")), png)
+        path = _model_file(module_or_path, example_inputs)
+        options = ["--style", style]
+        if depth is not None:
+            options += ["--depth", str(int(depth))]
+        if shapes or inputs is not None:
+            options += ["--shapes", "--seed", str(int(seed)), *given]
+        if checks:
+            options.append("--checks")
+        if shape_arithmetic:
+            options.append("--shape-arithmetic")
+        if max_nodes is not None:
+            if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+                raise TdfxError(f"max_nodes: expected an int >= 1 or None, got {max_nodes!r}")
+            options += ["--max-nodes", str(max_nodes)]
+        svg_path = _private_file(f"drawing-{os.path.basename(path)}-{id(options):x}.svg")
+        # One request: the picture, then the code of the model the server still has open.
+        runs = _cli_all([["export", path, "-o", svg_path, *options], ["trace", path]], "tdfx: drawing")
+        try:
+            if runs[0].returncode != 0:  # then trace was not run
+                _fail(runs[0])
+        except TdfxError as e:
+            message = _too_large(e)
+            if message is None:
+                raise
+            raise TdfxError(message) from None
+        traced = runs[1]
+        if traced.returncode != 0:
+            _fail(traced)
+        with open(svg_path, encoding="utf-8", errors="backslashreplace") as f:
+            svg = f.read()
+        os.unlink(svg_path)
+        drawing = Drawing(path, options, svg, Trace(traced.stdout.decode("utf-8", "backslashreplace")), png)
+    except BaseException:
+        _remove_values_file(given)
+        raise
+    weakref.finalize(drawing, _remove_values_file, list(given))
     drawing._module = module_or_path  # its file is removed with the module: kept while the drawing is
     return drawing
 
@@ -696,11 +731,11 @@ def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol
     """
     _program("tdfx-cli", "TDFX_CLI")
     given = _input_args(module_or_path, inputs)  # a wrong input is said before the module is saved
-    path = _model_file(module_or_path, example_inputs)
-    args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
-            repr(float(rtol)), *given]
-    # 0: PASSED, 3: FAILED, 4: NOT PROVEN (results, not errors); anything else is an error.
     try:
+        path = _model_file(module_or_path, example_inputs)
+        args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
+                repr(float(rtol)), *given]
+        # 0: PASSED, 3: FAILED, 4: NOT PROVEN (results, not errors); anything else is an error.
         run = _cli(args, "tdfx: verifying", ok=(0, 3, 4))
     finally:
         _remove_values_file(given)
@@ -813,12 +848,18 @@ class Window:
 _windows: Dict[int, Window] = {}
 
 
+def can_show() -> bool:
+    """Whether show() has a display to open the desktop app on (DISPLAY, WAYLAND_DISPLAY or a Qt
+    platform is set). On a server or in a container it is False: draw() is the picture there."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM"))
+
+
 def _need_a_display() -> None:
     """Without a display the app's process dies at once (Qt cannot connect to X): said before it
     starts, in one line, instead of returning a Window whose process is already gone."""
-    if not sys.platform.startswith("linux"):
-        return
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY") or os.environ.get("QT_QPA_PLATFORM"):
+    if can_show():
         return
     raise TdfxError("show() needs a display: neither DISPLAY nor WAYLAND_DISPLAY is set (a server or a "
                     "container?); tdfx.draw(m) shows the picture inline in Jupyter, or run under xvfb-run")

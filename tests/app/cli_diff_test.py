@@ -82,6 +82,14 @@ rc, out, err = diff(one, one_ulp)
 check(rc == 1 and "~ buffer offset: values differ, max |delta| 2.22045e-16" in out, f"float64 ulp: exit {rc}\n{out}{err}")
 rc, out, err = diff(half_a, half_b)
 check(rc == 1 and "~ parameter scale: values differ, max |delta| 0.000976562" in out, f"float16 step: exit {rc}\n{out}{err}")
+# A quantized model's weights are packed objects, not parameters: read through their state.
+q0, q1 = (os.path.join(cache, n) for n in ("qlstm_0.pt", "qlstm_1.pt"))
+rc, out, err = diff(q0, q1)
+check(rc == 1 and "~ parameter fc._packed_params._packed_params.0: values differ" in out
+      and "~ parameter lstm._all_weight_values.0.param." in out and "(node lstm)" in out,
+      f"quantized: exit {rc}\n{out}{err}")
+rc, out, err = diff(q0, q0)
+check(rc == 0 and out.endswith("identical\n"), f"quantized self-diff: exit {rc}\n{out}{err}")
 rc, out, err = diff(dot2, dot10)
 check(rc == 1 and "~ parameter ['a.b']: values differ, max |delta| 8" in out and "parameter a.b:" not in out,
       f"dotted name: exit {rc}\n{out}{err}")

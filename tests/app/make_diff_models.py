@@ -12,6 +12,9 @@ And small ones a diff once called identical though they differ (issue 35, findin
   float64_one.pt, float64_one_ulp.pt   a float64 buffer holding 1 and 1 + 2^-52 (equal as float32,
                                        the width other floating values cross the worker's socket in)
   float16_a.pt, float16_b.pt           a float16 parameter, 1 element apart by 2^-10
+  qlstm_0.pt, qlstm_1.pt               an LSTM and a Linear quantized dynamically (seeds 0 and 1): their
+                                       weights are packed objects, not parameters (a diff said
+                                       "identical", issue 57, I)
   dotted_2.pt, dotted_10.pt            a root parameter literally named "a.b" (2 or 10) beside
                                        submodule a's b (10): named_parameters names both "a.b"
 
@@ -57,6 +60,22 @@ class HalfScale(torch.nn.Module):
 
     def forward(self, x):
         return x * self.scale
+
+
+class LstmHead(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(8, 16, batch_first=True)
+        self.fc = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.fc(y)
+
+
+def quantized_lstm(seed):
+    torch.manual_seed(seed)
+    return torch.quantization.quantize_dynamic(LstmHead().eval(), {torch.nn.LSTM, torch.nn.Linear}, dtype=torch.qint8)
 
 
 class ComplexScale(torch.nn.Module):
@@ -109,6 +128,8 @@ def main():
     save(Float64Offset(1.0 + 2.0 ** -52), os.path.join(out, "float64_one_ulp.pt"))
     save(HalfScale(1.0), os.path.join(out, "float16_a.pt"))
     save(HalfScale(1.0 + 2.0 ** -10), os.path.join(out, "float16_b.pt"))
+    save(quantized_lstm(0), os.path.join(out, "qlstm_0.pt"))
+    save(quantized_lstm(1), os.path.join(out, "qlstm_1.pt"))
     save(DottedName(2.0), os.path.join(out, "dotted_2.pt"))
     save(DottedName(10.0), os.path.join(out, "dotted_10.pt"))
 

@@ -240,6 +240,10 @@ TEST_F(LayoutExport, AQuantizedModuleSaysSoInItsLabelAndItsDtypeIsNamed) {
   const ViewNode* fc = view.findNode("fc");
   ASSERT_NE(fc, nullptr);
   EXPECT_NE(fc->lines[0].find("(dynamic quantized)"), std::string::npos) << fc->lines[0];
+  // Their packed weights are listed for the inspector, but FX's drawing (FxGraphDrawer: the
+  // named_parameters of a leaf, none here) has no node for them.
+  const ViewGraph fxView = buildView(gm.traced(), optionsFor(ViewStyle::Fx));
+  for (const ViewNode& n : fxView.nodes) EXPECT_NE(n.kind, ViewNode::Kind::Parameter) << n.id;
 }
 
 // The width and height a PNG's header gives (its IHDR chunk), or {0, 0}.

@@ -26,7 +26,9 @@ TEST(GraphBuilder, RollBackErasesTheNodesAndForgetsEveryReferenceIntoThem) {
   EXPECT_TRUE(builder.isConcreteTensor(constant));
   EXPECT_FALSE(builder.isConcreteTensor(weight));
   Node* bias = builder.tensorAttribute("bias", torch::ones({1}), true, made);
-  auto field = std::make_shared<PendingField>(PendingField{x, "values", 0, nullptr, 0, nullptr, false, nullptr, std::nullopt});
+  auto field = std::make_shared<PendingField>();
+  field->container = x;
+  field->field = "values";
   Node* read = builder.materializeField(field);
   EXPECT_EQ(read->target(), "builtins.getattr");
   EXPECT_EQ(builder.materializeField(field), read);  // made once

@@ -55,7 +55,7 @@ std::string describeNode(const Node& n, const PythonCode& code, const RunOverlay
   for (const ParameterInfo& p : m.parameters) {
     int64_t count = 1;
     for (int64_t d : p.shape) count *= d;
-    s += std::string("  ") + (p.isBuffer ? "buffer " : "parameter ") + p.name + ": " +
+    s += std::string("  ") + (p.isBuffer ? "buffer " : p.isPacked ? "packed weight " : "parameter ") + p.name + ": " +
          formatTensorMeta(TensorMeta{p.shape, p.dtype}) + " (" + std::to_string(count) + " values)";
     s += statsOf(n, p, stats) + "\n";  // computed by the model worker, which holds the tensors
   }
@@ -227,7 +227,7 @@ QString hoverCardHtml(const ModelSession& session, const QString& id) {
     const NodeMeta& m = node->meta();
     if (!m.modulePath.empty()) rows += cardRow(QObject::tr("module"), QString::fromStdString(m.modulePath + " (" + m.moduleType + ")"));
     for (const ParameterInfo& p : m.parameters)
-      rows += cardRow(QObject::tr(p.isBuffer ? "buffer" : "parameter"),
+      rows += cardRow(QObject::tr(p.isBuffer ? "buffer" : p.isPacked ? "packed weight" : "parameter"),
                       QString::fromStdString(p.name + ": " + formatTensorMeta(TensorMeta{p.shape, p.dtype})));
     if (!m.sourceFile.empty()) {
       QString source = QStringLiteral("%1:%2").arg(QString::fromStdString(m.sourceFile)).arg(m.sourceLine);

@@ -509,6 +509,7 @@ ViewGraph buildView(const TracedGraph& traced, const ViewOptions& options) {
     // FxGraphDrawer draws a leaf module's parameters and buffers as their own nodes.
     if (fx && n.op() == OpKind::CallModule) {
       for (const ParameterInfo& p : n.meta().parameters) {
+        if (p.isPacked) continue;  // FxGraphDrawer draws named_parameters() and buffers only
         ViewNode w;
         w.id = n.name() + "." + p.name;
         w.kind = ViewNode::Kind::Parameter;

@@ -14,6 +14,7 @@
 #include "trace_context.h"
 #include "tdfx/error.h"
 #include "tdfx/ir/fx_target.h"
+#include "tdfx/nn/attribute_tensors.h"
 
 namespace tdfx::trace {
 
@@ -139,6 +140,15 @@ void describeModule(const jit::Module& module, NodeMeta& meta) {
     meta.parameters.push_back({p.name, p.value.sizes().vec(), p.value.scalar_type(), false});
   for (const auto& b : module.named_buffers(/*recurse=*/true))
     meta.parameters.push_back({b.name, b.value.sizes().vec(), b.value.scalar_type(), true});
+  // A quantized module's weights are packed objects, not parameters (the inspector showed a
+  // quantized LSTM without weights; issue 57, I): listed as diff names them.
+  for (const auto& sub : module.named_modules())
+    for (const AttributeTensor& t : attributeTensors(sub.value)) {
+      const std::string name = (sub.name.empty() ? "" : sub.name + ".") + t.attribute + t.place;
+      ParameterInfo packed{name, t.value.sizes().vec(), t.value.scalar_type(), false};
+      packed.isPacked = true;
+      meta.parameters.push_back(std::move(packed));
+    }
 }
 
 Node* createLeafCall(TraceContext& cx, jit::Node* node, Frame& frame, const ModuleRef& target, const std::string& method,

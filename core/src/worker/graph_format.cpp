@@ -75,6 +75,7 @@ json metaJson(const NodeMeta& m, GraphDetail detail) {
     json params = json::array();
     for (const ParameterInfo& p : m.parameters) {
       json pj = {{"name", p.name}, {"shape", p.shape}, {"dtype", dtypeJson(p.dtype)}, {"buffer", p.isBuffer}};
+      if (p.isPacked) pj["packed"] = true;
       if (p.hasStats) pj["stats"] = {{"min", argumentJson(p.min)}, {"max", argumentJson(p.max)}, {"mean", argumentJson(p.mean)}};
       params.push_back(std::move(pj));
     }
@@ -132,6 +133,7 @@ NodeMeta metaFromJson(const json& j, const std::string& where) {
       p.shape = Reader::shape(Reader::member(ps[i], w, "shape"), w + ".shape");
       p.dtype = Reader::dtype(Reader::member(ps[i], w, "dtype"), w + ".dtype");
       p.isBuffer = ps[i].value("buffer", false);
+      p.isPacked = ps[i].value("packed", false);
       if (ps[i].contains("stats")) {
         const json& st = ps[i].at("stats");
         p.hasStats = true;

@@ -47,6 +47,7 @@
 #include "tdfx/util/display_text.h"
 #include "tdfx/util/dtype.h"
 #include "tdfx/worker/model_worker.h"
+#include "tdfx/nn/attribute_tensors.h"
 #include "worker_protocol.h"
 
 namespace tdfx {
@@ -352,17 +353,21 @@ def forward(self, x: Tensor) -> Tensor:
       if (name.find('.') != std::string::npos) return prefix + "['" + name + "']";
       return prefix.empty() ? name : prefix + "." + name;
     };
-    const std::function<void(const torch::jit::Module&, const std::string&, bool)> walk =
-        [&](const torch::jit::Module& module, const std::string& prefix, bool buffers) {
-          if (buffers) {
+    // Parameters, then buffers, then other tensor state (a quantized module's packed weights), each
+    // over the whole tree.
+    enum class Kind { Parameters, Buffers, Attributes };
+    const std::function<void(const torch::jit::Module&, const std::string&, Kind)> walk =
+        [&](const torch::jit::Module& module, const std::string& prefix, Kind kind) {
+          if (kind == Kind::Buffers) {
             for (const auto& b : module.named_buffers(/*recurse=*/false)) add(qualify(prefix, b.name), b.value, true);
-          } else {
+          } else if (kind == Kind::Parameters) {
             for (const auto& p : module.named_parameters(/*recurse=*/false)) add(qualify(prefix, p.name), p.value, false);
+          } else {
+            for (const auto& t : attributeTensors(module)) add(qualify(prefix, t.attribute) + t.place, t.value, false);
           }
-          for (const auto& child : module.named_children()) walk(child.value, qualify(prefix, child.name), buffers);
+          for (const auto& child : module.named_children()) walk(child.value, qualify(prefix, child.name), kind);
         };
-    walk(m.root, "", false);
-    walk(m.root, "", true);
+    for (const Kind kind : {Kind::Parameters, Kind::Buffers, Kind::Attributes}) walk(m.root, "", kind);
     return {{"ok", true}, {"parameters", std::move(list)}};
   }
 

@@ -60,6 +60,9 @@ struct ParameterInfo {
   std::vector<int64_t> shape;
   c10::ScalarType dtype = c10::ScalarType::Undefined;
   bool isBuffer = false;
+  /// A quantized module's packed weight (read through its C++ class's state: attributeTensors),
+  /// not a parameter: torch.fx's drawing has no node for it.
+  bool isPacked = false;
   /// Summary of the values, filled by the model worker for the inspector (the parent never holds
   /// the tensors): min, max and mean. hasStats is false for non-numeric or empty tensors.
   bool hasStats = false;

@@ -104,23 +104,36 @@ EXPECTED = {
 }
 
 
+def set_environment(values):
+    """Sets each of `values` in os.environ (None: removes it)."""
+    for k, v in values.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 @contextlib.contextmanager
 def environment(**values):
     """os.environ with `values` set (None: removed), restored afterwards."""
     saved = {k: os.environ.get(k) for k in values}
     try:
-        for k, v in values.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        set_environment(values)
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        set_environment(saved)
+
+
+def run_notebook(cells, allow_errors=True):
+    """Runs `cells` (sources) in a fresh python3 Jupyter kernel, in a temporary folder; the notebook."""
+    import nbformat
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    with tempfile.TemporaryDirectory(prefix="tdfx-nb-") as work:
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=allow_errors,
+                       resources={"metadata": {"path": work}}).execute()
+    return nb
 
 
 @contextlib.contextmanager
@@ -198,20 +211,14 @@ class DocExamplesTest(unittest.TestCase):
     def run_page_in_jupyter(self, page: str, display):
         """The page's blocks, one whole block per cell, in a kernel started with `display` (None: no
         display at all); asserts each cell's outputs."""
-        import nbformat
-        from nbclient import NotebookClient
         blocks = python_blocks(page)
         checks = self.expected(page, blocks)
         path = [os.path.join(ROOT, "app")] + [p for p in sys.path if p.startswith(self.shim.name) or "fixtures" in p]
         cells = [f"import sys\nsys.path[:0] = {path!r}"] + [code for _, code in blocks]
         cells += ["import tdfx\nopened = [w for w in tdfx._windows.values()]\n"
                   "print('windows', len(opened), sum(w.is_open() for w in opened))\nfor w in opened:\n    w.close()"]
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-        with tempfile.TemporaryDirectory(prefix="tdfx-nb-") as work, \
-                environment(**{v: None for v in DISPLAY_VARIABLES}), environment(DISPLAY=display):
-            NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                           resources={"metadata": {"path": work}}).execute()
+        with environment(**{v: None for v in DISPLAY_VARIABLES}), environment(DISPLAY=display):
+            nb = run_notebook(cells)
         where = f"{page} in Jupyter ({'display ' + display if display else 'no display'})"
         for cell in nb.cells:
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
@@ -257,16 +264,10 @@ class DocExamplesTest(unittest.TestCase):
 
     def test_progress_of_a_loop_is_one_line_updated_in_place(self):
         """Issue 58, 8: "tdfx: verifying... done in 2.2 s" piled up, one line per call of a loop."""
-        import nbformat
-        from nbclient import NotebookClient
         cells = [f"import sys, time\nsys.path[:0] = {[os.path.join(ROOT, 'app')]!r}\nimport tdfx",
                  "for _ in range(3):\n    with tdfx._Spinner('tdfx: working'):\n        time.sleep(1.3)",
                  "with tdfx._Spinner('tdfx: once'):\n    time.sleep(1.3)"]
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-        with tempfile.TemporaryDirectory(prefix="tdfx-nb-") as work:
-            NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=False,
-                           resources={"metadata": {"path": work}}).execute()
+        nb = run_notebook(cells, allow_errors=False)
         loop = [o["data"]["text/plain"] for o in nb.cells[1].outputs if "text/plain" in o.get("data", {})]
         self.assertEqual(len(loop), 1, f"one line for the loop: {loop}")
         self.assertRegex(loop[0], r"^tdfx: working\.\.\. done in 1\.\d s, call 3 of this cell$")
@@ -276,8 +277,6 @@ class DocExamplesTest(unittest.TestCase):
 
     def test_notebook_draws_verifies_and_diffs_a_torchvision_model(self):
         """torchvision's resnet18 after the page's first block, one call per cell: what Jupyter users see."""
-        import nbformat
-        from nbclient import NotebookClient
         path = [os.path.join(ROOT, "app")] + [p for p in sys.path if p.startswith(self.shim.name) or "fixtures" in p]
         cells = [f"import sys\nsys.path[:0] = {path!r}\nimport copy\nimport torch\nimport tdfx",
                  "import torchvision\nresnet = torchvision.models.resnet18().eval()",
@@ -286,11 +285,7 @@ class DocExamplesTest(unittest.TestCase):
                  "tdfx.verify(resnet, torch.randn(1, 3, 224, 224))",
                  "tuned_resnet = copy.deepcopy(resnet)\nwith torch.no_grad():\n    tuned_resnet.fc.bias[0] += 1\n"
                  "tdfx.diff(resnet, tuned_resnet)"]
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
-        with tempfile.TemporaryDirectory(prefix="tdfx-nb-") as work:
-            NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
-                           resources={"metadata": {"path": work}}).execute()
+        nb = run_notebook(cells)
         for cell in nb.cells:
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             self.assertEqual(errors, [], f"cell {cell.source!r}: {errors[:1]}")

@@ -93,6 +93,40 @@ TEST(WindowRoom, TheLegendNeverCoversASmallGraph) {
   EXPECT_LE(w.view()->mapFromScene(w.scene()->sceneRect()).boundingRect().bottom(), w.view()->legendGeometry().top());
 }
 
+TEST(WindowRoom, TheLegendStepsAsideWhileANodeIsUnderIt) {
+  // Scrolled through a graph larger than its window, nodes pass the lower left corner: the legend
+  // covered them (issue 57's leftovers, at 710x444 and at 1400x900). It is hidden while one is
+  // under it and back once they have passed, and the room kept for it below the graph stays.
+  SyntheticView big(6, 300, 400);  // narrower than the graph
+  big.view.setLegend({{QStringLiteral("module"), QColor("#FFE699")}, {QStringLiteral("function"), QColor("#CFE2F3")}});
+  big.view.resetTransform();
+  big.view.scale(1, 1);
+  big.view.sceneChanged();
+  QScrollBar* bar = big.view.verticalScrollBar();
+  QScrollBar* across = big.view.horizontalScrollBar();
+  const QRectF room = big.view.sceneRect();
+  int shown = 0, hidden = 0;
+  for (int value = bar->minimum(); value <= bar->maximum(); value += 25) {
+    // Sideways too, so that the graph's column passes the lower left corner.
+    across->setValue(across->minimum() + (across->maximum() - across->minimum()) * (value / 25 % 5) / 4);
+    bar->setValue(value);
+    const QRect legend = big.view.legendGeometry();
+    if (legend.isEmpty()) {
+      ++hidden;
+      continue;
+    }
+    ++shown;
+    for (const QGraphicsItem* item : big.scene.items(big.view.mapToScene(legend).boundingRect()))
+      EXPECT_TRUE(item->data(0).toString().isEmpty()) << "node " << item->data(0).toString().toStdString()
+                                                        << " under the legend at scroll " << value;
+  }
+  EXPECT_GT(hidden, 0) << "no node ever passed under the legend: the test shows nothing; scene " << room.width() << "x"
+                       << room.height() << ", across " << across->maximum() << ", legend " << big.view.legendGeometry().x() << ","
+                       << big.view.legendGeometry().y() << " " << big.view.legendGeometry().width();
+  EXPECT_GT(shown, 0) << "the legend never came back";
+  EXPECT_EQ(big.view.sceneRect(), room) << "the room kept for it changed as it stepped aside";
+}
+
 TEST(WindowRoom, TheViewScrollsPastTheOverviewAndTheLegend) {
   // A graph much larger than its window: the overview shows in the lower right corner.
   SyntheticView big(6, 500, 400);

@@ -30,6 +30,7 @@ void GraphView::scaleChanged() {
   setRenderHint(QPainter::Antialiasing, transform().m11() >= 0.25);
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
+  placeLegend();  // a zoom that moves no scroll bar still moves the nodes under it
   Q_EMIT viewMoved();
 }
 
@@ -58,6 +59,7 @@ void GraphView::sceneChanged() {
   }
   if (minimap_) minimap_->refresh();
   makeRoomForOverlays();
+  placeLegend();
 }
 
 namespace {
@@ -65,7 +67,9 @@ constexpr int kOverlayGap = 8;  // between an overlay and the window's edge, and
 }
 
 int GraphView::legendRoom() const {
-  return legend_ && !legend_->isHidden() ? legend_->height() + 2 * kOverlayGap : 0;
+  // Room below the graph while the legend fits the window, shown or stepping aside for a node:
+  // the room must not change as it does (the scroll bars would move, and the nodes under it).
+  return legend_ && legendWanted_ && legendFits_ ? legend_->height() + 2 * kOverlayGap : 0;
 }
 
 QRect GraphView::legendGeometry() const { return legend_ && !legend_->isHidden() ? legend_->geometry() : QRect(); }
@@ -118,12 +122,21 @@ void GraphView::placeLegend() {
   if (!legend_) return;
   // In a window too small for both, the graph goes first: the legend is a key, not content.
   const bool fits = 3 * legend_->height() <= viewport()->height() && 3 * legend_->width() <= viewport()->width();
-  const bool show = legendWanted_ && fits;
-  if (show == legend_->isHidden()) {
-    legend_->setVisible(show);
-    makeRoomForOverlays();
-  }
-  legend_->move(kOverlayGap, viewport()->height() - legend_->height() - kOverlayGap);
+  const QRect at(QPoint(kOverlayGap, viewport()->height() - legend_->height() - kOverlayGap), legend_->size());
+  legend_->move(at.topLeft());
+  // Nor does it cover a node: it steps aside while one is under it (a scrolled or zoomed view put
+  // nodes under it at 710x444 and at 1400x900; issue 57's leftovers), and is back once they pass.
+  bool overNode = false;
+  if (scene() && legendWanted_ && fits)
+    for (const QGraphicsItem* item : scene()->items(mapToScene(at).boundingRect(), Qt::IntersectsItemBoundingRect))
+      if (!item->data(0).toString().isEmpty()) {
+        overNode = true;
+        break;
+      }
+  const bool roomChanged = fits != legendFits_;
+  legendFits_ = fits;
+  legend_->setVisible(legendWanted_ && fits && !overNode);
+  if (roomChanged) makeRoomForOverlays();
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {

@@ -97,7 +97,8 @@ class GraphView : public QGraphicsView {
   Minimap* minimap_ = nullptr;
   QLabel* legend_ = nullptr;
   QStringList legendLabels_;
-  bool legendWanted_ = false;  ///< it has entries (it is hidden while the window is too small for it)
+  bool legendWanted_ = false;
+  bool legendFits_ = false;  ///< the window is large enough for it (else hidden, and no room kept below)  ///< it has entries (it is hidden while the window is too small for it)
   bool overviewEnabled_ = true;
   /// Scene units the view may scroll past the graph's left and right edges, so that recentreSideways
   /// can put a column near an edge in the middle (a fit forgets them).

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tdfx/ir/graph_printer.h"
+#include "tdfx/util/display_text.h"
 
 namespace tdfx {
 
@@ -402,7 +403,8 @@ std::string modelDiffToJson(const ModelDiff& diff, const std::string& nameA, con
                     {"nodes", {{"removed", removed}, {"added", added}, {"changed", changed}}},
                     {"parameters", parameters},
                     {"marks", {{"a", marks(diff.marksA)}, {"b", marks(diff.marksB)}}},
-                    {"summary", summaryLine(diff)}};
+                    {"summary", summaryLine(diff)},
+                    {"text", escapeControls(formatModelDiff(diff, nameA, nameB))}};  // as the command prints it
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

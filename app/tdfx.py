@@ -5,7 +5,7 @@
     tdfx.show(td_module)        # opens the desktop app, returns at once
 
 Every call takes a TensorDictModule, a TensorDictSequential (tensordict's, or anything with their
-attributes), a plain torch.nn.Module (give `example_inputs` when it needs them to be scripted), or
+attributes), a plain torch.nn.Module (one that will not script is traced from the call's `inputs`), or
 the path of a TorchScript archive (.pt). A module is saved with tdfx_export into a private
 temporary file first; the tracing itself is done by the installed `tdfx-cli` (and `tdfx` for
 show), as it is on the command line, so the text is the same bytes.
@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Mapping, NoReturn, Optional, Sequence, Tuple, Union
@@ -362,7 +363,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
             _saved.pop(target, None)
             try:
                 with _Spinner("tdfx: saving the module"), _modes_kept(obj):
-                    tdfx_export.export_plain(obj, target)
+                    tdfx_export.export_plain(obj, target, inputs_name="inputs")
                 _saved[target] = tdfx_saved.fingerprint(obj)  # as saved (scripting adds attributes)
                 return target
             except tdfx_export.UnsupportedModule as e:  # no other way to save it either
@@ -377,7 +378,7 @@ def _model_file(obj: ModuleOrPath, example_inputs: Inputs = None, path: Optional
     _saved.pop(target, None)
     try:
         with _Spinner("tdfx: saving the module"), _modes_kept(obj):
-            tdfx_export.export(obj, target, example_inputs=example_inputs)
+            tdfx_export.export(obj, target, example_inputs=example_inputs, inputs_name="inputs")
         _saved[target] = tdfx_saved.fingerprint(obj, example_inputs)  # as saved
     except tdfx_export.ExportError as e:
         raise ScriptError(str(e)) from None
@@ -410,10 +411,60 @@ def _shape(value: Any) -> bool:
         isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in value)
 
 
+def _leaves(inputs: Any) -> Any:
+    """A TensorDict as {key: tensor}, one entry per leaf (a nested key as a tuple): what a TensorDict
+    module reads. Anything else as it is."""
+    if hasattr(inputs, "batch_size") and callable(getattr(inputs, "keys", None)) and callable(getattr(inputs, "get", None)):
+        return {k: inputs.get(k) for k in inputs.keys(include_nested=True, leaves_only=True)}
+    return inputs
+
+
+def _saved_model(obj: ModuleOrPath, inputs: Any, example_inputs: Inputs, call: str, **where: Any) -> str:
+    """_model_file for a call given `inputs`: a module that will not script is traced from them
+    (tensors as they are, shapes drawn at random); `example_inputs` is their former name."""
+    if example_inputs is not None:
+        warnings.warn(f"tdfx.{call}(example_inputs=...) is deprecated: give inputs=...", DeprecationWarning, stacklevel=3)
+        return _model_file(obj, example_inputs, **where)
+    try:
+        return _model_file(obj, None, **where)
+    except ScriptError:
+        tensors = _tensors_to_trace(obj, inputs)
+        if tensors is None:
+            raise
+        return _model_file(obj, tensors, **where)
+
+
+def _tensors_to_trace(obj: ModuleOrPath, inputs: Any) -> Optional[Dict[Any, Any]]:
+    """`inputs` as {key: tensor} for tracing: shapes become tensors drawn from a fixed seed (the
+    trace records operations, not values); None without inputs."""
+    if inputs is None or isinstance(obj, (str, os.PathLike)):
+        return None
+    keyed = _keyed(obj, inputs, "inputs")
+    if not isinstance(keyed, Mapping):
+        return None
+    import torch
+    generator = torch.Generator().manual_seed(0)
+    tensors: Dict[Any, Any] = {}
+    for key, value in keyed.items():
+        if _is_tensor(value):
+            tensors[key] = value
+            continue
+        dtype = torch.float32
+        if isinstance(value, tuple) and len(value) == 2 and type(value[1]).__name__ == "dtype":
+            value, dtype = value
+        if not _shape(value):
+            raise TdfxError(f"inputs[{key!r}]: expected a tensor, a shape (a tuple of ints >= 0) or (shape, dtype), "
+                            f"got {type(value).__name__}")
+        drawn = torch.randn(tuple(value), generator=generator)
+        tensors[key] = drawn.to(dtype) if dtype.is_floating_point else torch.zeros(tuple(value), dtype=dtype)
+    return tensors
+
+
 def _keyed(obj: ModuleOrPath, inputs: Any, argument: str) -> Any:
     """A tensor (the module's one input) or a tuple of tensors (its inputs in order) as
-    {key: tensor}, by the module's in keys; anything else as it is."""
-    if isinstance(inputs, Mapping) or hasattr(inputs, "batch_size"):  # a TensorDict has a shape and dtype too
+    {key: tensor}, by the module's in keys; a TensorDict as its leaves; anything else as it is."""
+    inputs = _leaves(inputs)
+    if isinstance(inputs, Mapping):
         return inputs
     if not (_is_tensor(inputs) or (isinstance(inputs, tuple) and inputs and all(_is_tensor(t) for t in inputs))):
         return inputs
@@ -523,13 +574,14 @@ class Trace:
         return (f"{shown}<details><summary>FX graph</summary><pre>{html.escape(self.graph)}</pre></details>")
 
 
-def trace(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Trace:
+def trace(module_or_path: ModuleOrPath, inputs: Any = None, example_inputs: Inputs = None) -> Trace:
     """Traces the module into an FX graph and its code: the same bytes as `tdfx-cli trace`.
 
-    example_inputs: {key: tensor}, saved with a module (needed to script some plain modules).
+    inputs: as verify's; a module that will not script is traced from them.
+    example_inputs: the former name of inputs (deprecated).
     """
     _program("tdfx-cli", "TDFX_CLI")  # before the module is saved: a missing tdfx-cli is said first
-    path = _model_file(module_or_path, example_inputs, plain=True)
+    path = _saved_model(module_or_path, inputs, example_inputs, "trace", plain=True)
     # A string constant of the model need not be UTF-8 (a crafted archive): its bytes are shown as
     # \xff escapes, never a UnicodeDecodeError (issue 35, finding 10).
     return Trace(_cli(["trace", path], "tdfx: tracing").stdout.decode("utf-8", "backslashreplace"))
@@ -615,7 +667,7 @@ def draw(module_or_path: ModuleOrPath, style: str = "tdfx", depth: Optional[int]
     # The tensors' file lives as long as the drawing, which exports again from it (save as PNG, PDF):
     # removed with the drawing, or at once when the call fails (inputs-N.pt files piled up).
     try:
-        path = _model_file(module_or_path, example_inputs)
+        path = _saved_model(module_or_path, inputs, example_inputs, "draw")
         options = ["--style", style]
         if depth is not None:
             options += ["--depth", str(int(depth))]
@@ -732,7 +784,7 @@ def verify(module_or_path: ModuleOrPath, inputs: Any = None, seed: int = 0, atol
     _program("tdfx-cli", "TDFX_CLI")
     given = _input_args(module_or_path, inputs)  # a wrong input is said before the module is saved
     try:
-        path = _model_file(module_or_path, example_inputs)
+        path = _saved_model(module_or_path, inputs, example_inputs, "verify")
         args = ["verify", path, "--json", "--seed", str(int(seed)), "--atol", repr(float(atol)), "--rtol",
                 repr(float(rtol)), *given]
         # 0: PASSED, 3: FAILED, 4: NOT PROVEN (results, not errors); anything else is an error.
@@ -806,6 +858,9 @@ class Diff:
                 f"<table><tr><th>what</th><th>name</th><th>how</th></tr>{body}</table>")
 
     def __str__(self) -> str:
+        # The CLI's text came with the report (it ran tdfx-cli again, 1.1 s; issue 58, 8).
+        if self._text is None:
+            self._text = self.report.get("text")
         if self._text is None:
             self._text = _cli(["diff", self._a, self._b], "tdfx: comparing", ok=(0, 1)).stdout.decode("utf-8")
         return self._text
@@ -815,10 +870,13 @@ class Diff:
         return f"<tdfx.Diff {os.path.basename(self._a)} vs {os.path.basename(self._b)}: {verdict}>"
 
 
-def diff(a: ModuleOrPath, b: ModuleOrPath) -> Diff:
-    """Compares two models: nodes added, removed and changed, and every parameter's values."""
+def diff(a: ModuleOrPath, b: ModuleOrPath, inputs: Any = None) -> Diff:
+    """Compares two models: nodes added, removed and changed, and every parameter's values.
+
+    inputs: as verify's; a module that will not script is traced from them.
+    """
     _program("tdfx-cli", "TDFX_CLI")
-    pa, pb = _model_file(a), _model_file(b)
+    pa, pb = _saved_model(a, inputs, None, "diff"), _saved_model(b, inputs, None, "diff")
     run = _cli(["diff", pa, pb, "--json"], "tdfx: comparing", ok=(0, 1))
     result = Diff(pa, pb, json.loads(run.stdout.decode("utf-8")))
     result._modules = (a, b)  # str(result) runs tdfx-cli on their files again: kept while it is
@@ -865,8 +923,10 @@ def _need_a_display() -> None:
                     "container?); tdfx.draw(m) shows the picture inline in Jupyter, or run under xvfb-run")
 
 
-def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
+def show(module_or_path: ModuleOrPath, inputs: Any = None, example_inputs: Inputs = None) -> Window:
     """Opens the desktop app (tdfx) on the module and returns at once.
+
+    inputs: as verify's; a module that will not script is traced from them.
 
     Called again with the same module while its window is open, it saves the module again into the
     file that window follows (View > Follow file changes), so the window shows the new version.
@@ -877,9 +937,9 @@ def show(module_or_path: ModuleOrPath, example_inputs: Inputs = None) -> Window:
     window = _windows.get(key)
     if window and window.is_open():
         if not isinstance(module_or_path, (str, os.PathLike)):
-            _model_file(module_or_path, example_inputs, path=window.path)  # saved atomically: the window reloads
+            _saved_model(module_or_path, inputs, example_inputs, "show", path=window.path)  # saved atomically: the window reloads
         return window
-    path = _model_file(module_or_path, example_inputs)
+    path = _saved_model(module_or_path, inputs, example_inputs, "show")
     command = [app, "--follow", path]
     if not isinstance(module_or_path, (str, os.PathLike)):
         # The window is titled with the module's class, not the temporary file's name, and the file

@@ -273,12 +273,12 @@ def _class_forwards(obj):
             m.__dict__["forward"] = forward
 
 
-def export_plain(module, path):
+def export_plain(module, path, inputs_name="example_inputs"):
     """Saves a plain nn.Module as plain TorchScript (torch.jit.script, no tensordict.json): tdfx
     traces it as torch.fx.symbolic_trace does, `forward(self, x)`. Raises what scripting raises."""
     _refuse_probabilistic(module)
     if _has_lazy_modules(module):
-        raise ExportError("the module has lazy layers (e.g. LazyLinear): give example_inputs to materialise them")
+        raise ExportError(f"the module has lazy layers (e.g. LazyLinear): give {inputs_name} to materialise them")
     module.eval()
     with _class_forwards(module):
         _save_atomically(_script(module, ""), path, None, False)
@@ -289,11 +289,13 @@ def _output_keys(count):
     return ["output"] if count == 1 else [f"output_{i}" for i in range(count)]
 
 
-def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto"):
-    """Saves `obj` to `path` as a tdfx model file and returns the tensordict.json it wrote; see _export."""
+def export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto",
+           inputs_name="example_inputs"):
+    """Saves `obj` to `path` as a tdfx model file and returns the tensordict.json it wrote; see _export.
+    inputs_name: what the caller calls the example inputs, in messages (`import tdfx` says `inputs`)."""
     _refuse_probabilistic(obj)
     with _class_forwards(obj):
-        return _export(obj, path, example_inputs, batch_size, strip_debug_info, method)
+        return _export(obj, path, example_inputs, batch_size, strip_debug_info, method, inputs_name)
 
 
 def _refuse_probabilistic(obj):
@@ -310,7 +312,8 @@ def _refuse_probabilistic(obj):
                 "parameters (a ProbabilisticTensorDictSequential's module[0]) instead")
 
 
-def _export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto"):
+def _export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=False, method="auto",
+            inputs_name="example_inputs"):
     """Saves `obj` to `path` as a tdfx model file and returns the tensordict.json it wrote.
 
     obj: a TensorDictModule / TensorDictSequential (or anything with their attributes), or a plain
@@ -333,7 +336,7 @@ def _export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fa
     root_modules = [m.module for m in _leaves(obj)]
     if any(_has_lazy_modules(m) for m in root_modules):
         if not flat:
-            raise ExportError("the module has lazy layers (e.g. LazyLinear): give example_inputs to materialise them")
+            raise ExportError(f"the module has lazy layers (e.g. LazyLinear): give {inputs_name} to materialise them")
         _run_eager(obj, dict(flat))
     for m in root_modules:
         m.eval()
@@ -347,7 +350,7 @@ def _export(obj, path, example_inputs=None, batch_size=None, strip_debug_info=Fa
         if method == "script":
             raise ExportError(f"torch.jit.script failed: {script_error_summary(script_error)}") from script_error
         if not flat:
-            raise ExportError("torch.jit.script failed and tracing needs example_inputs: "
+            raise ExportError(f"torch.jit.script failed and tracing needs {inputs_name}: "
                               f"{script_error_summary(script_error)}") from script_error
         calls = _run_eager(obj, dict(flat))
         built, spec = _spec_and_modules(obj, "", lambda m, p: torch.jit.trace(m, tuple(calls[p]), check_trace=False))

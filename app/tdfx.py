@@ -425,13 +425,31 @@ def _saved_model(obj: ModuleOrPath, inputs: Any, example_inputs: Inputs, call: s
     if example_inputs is not None:
         warnings.warn(f"tdfx.{call}(example_inputs=...) is deprecated: give inputs=...", DeprecationWarning, stacklevel=3)
         return _model_file(obj, example_inputs, **where)
+    # A module that needed its inputs last time, and has not changed since, goes to them at once:
+    # its failed torch.jit.script is not tried again on every call.
+    # (A module that scripts pays nothing more: the lookup is by the object.)
     try:
-        return _model_file(obj, None, **where)
-    except ScriptError:
-        tensors = _tensors_to_trace(obj, inputs)
-        if tensors is None:
-            raise
-        return _model_file(obj, tensors, **where)
+        last = _needs_inputs.get(obj) if inputs is not None else None
+    except TypeError:  # a path, or an object without weak references
+        last = None
+    tensors = None
+    if last is None or last != tdfx_saved.fingerprint(obj):
+        try:
+            return _model_file(obj, None, **where)
+        except ScriptError:
+            tensors = _tensors_to_trace(obj, inputs)
+            if tensors is None:
+                raise
+    path = _model_file(obj, tensors if tensors is not None else _tensors_to_trace(obj, inputs), **where)
+    fingerprint = tdfx_saved.fingerprint(obj)
+    if fingerprint is not None:
+        with contextlib.suppress(TypeError):
+            _needs_inputs[obj] = fingerprint
+    return path
+
+
+# The modules last saved from their inputs because they do not script, with their fingerprint then.
+_needs_inputs: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
 def _tensors_to_trace(obj: ModuleOrPath, inputs: Any) -> Optional[Dict[Any, Any]]:

@@ -1,7 +1,5 @@
 #include "tdfx/nn/attribute_tensors.h"
 
-#include <functional>
-
 namespace tdfx {
 
 namespace {
